@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# encd: `make` builds the module, libenc, the tools and the selftests.
+# `make check` runs every test in a QEMU VM; `make demo` forms a world there.
+# KVER picks the kernel: the newest installed Debian 6.1 amd64 headers unless
+# given (`make check KVER=6.12` takes the newest 6.12 one).
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+kver_newest = $(shell ls -d /usr/src/linux-headers-$(1)*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | grep -v -e cloud -e rt | sort -V | tail -n 1)
+ifeq ($(KVER),)
+KVER := $(call kver_newest,6.1.)
+else ifeq ($(findstring -amd64,$(KVER)),)
+override KVER := $(call kver_newest,$(KVER).)
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+
+ENCD_VERSION := 0.1
+CC ?= cc
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes
+USER_CFLAGS := -O2 -g -std=gnu11 $(WARN) -D_GNU_SOURCE -I$(TOP)/uapi -I$(TOP)/lib/include
+
+# The module is built out of tree per kernel, so lanes for two kernels can
+# coexist: build/<kver>/ mirrors kmod/ and uapi/ with symlinks.
+MODDIR := $(BUILD)/$(KVER)/kmod
+MODULE := $(MODDIR)/encd.ko
+
+.PHONY: all module clean deps
+all: module lib tools selftests
+
+module: $(MODULE)
+
+$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) uapi/linux/encd.h
+	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(MODDIR) $(BUILD)/$(KVER)/uapi/linux
+	@ln -sf $(TOP)/uapi/linux/encd.h $(BUILD)/$(KVER)/uapi/linux/encd.h
+	@for f in $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/kmod/Kbuild; do ln -sf $$f $(MODDIR)/; done
+	$(MAKE) -C $(KDIR) M=$(MODDIR) modules
+
+deps:
+	@$(TOP)/tools/deps.sh
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C lib clean 2>/dev/null || true
+
+-include lib/lib.mk
+-include tools/tools.mk
+-include selftests/selftests.mk
+-include tools/vm/vm.mk

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The global communicator: the seed's enc_init_global_comm and
+ * enc_validate_global_comm, one object per (nec_dev, ctx_id).
+ *
+ * Creation is double-checked, as in the seed: a lock-free lookup serves the
+ * common case (the world already exists: attach to it), and the lookup is
+ * repeated under the core's init mutex before anything is allocated, so two
+ * racing builders make exactly one object.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/mm.h>
+
+#include "cdev.h"
+#include "gcomm.h"
+#include "registry.h"
+#include "sembuf.h"
+#include "topology.h"
+
+static atomic64_t gcomm_serial = ATOMIC64_INIT(0);
+
+static void gcomm_free_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct enc_glb_comm, rcu));
+}
+
+static void gcomm_release(struct kref *ref)
+{
+	struct enc_glb_comm *g = container_of(ref, struct enc_glb_comm, ref);
+
+	enc_sembuf_free(g->sem_page);
+	call_rcu(&g->rcu, gcomm_free_rcu);
+}
+
+struct enc_glb_comm *enc_glb_comm_get(struct enc_glb_comm *g)
+{
+	if (g)
+		kref_get(&g->ref);
+	return g;
+}
+
+void enc_glb_comm_put(struct enc_glb_comm *g)
+{
+	if (g)
+		kref_put(&g->ref, gcomm_release);
+}
+
+/* One more holder, unless the comm is already on its way out. */
+static bool gcomm_try_hold(struct enc_glb_comm *g)
+{
+	return atomic_inc_not_zero(&g->holders);
+}
+
+void enc_glb_comm_unhold(u32 nec_dev, u32 ctx_id)
+{
+	struct mutex *lock = encd_init_mutex(nec_dev);
+	struct enc_glb_comm *g;
+
+	mutex_lock(lock);
+	g = encd_peek_global_comm(nec_dev, ctx_id);
+	if (!WARN_ON(!g) && atomic_dec_and_test(&g->holders))
+		encd_clear_global_comm(nec_dev, ctx_id, g);
+	mutex_unlock(lock);
+}
+
+static int check_args(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
+		      struct enc_vcore *vcore)
+{
+	if (enc_topology_get_vcore(a->vnc, vcore))
+		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc);
+	if (a->ctx_id >= ENCD_MAX_CONTEXTS)
+		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
+				 a->ctx_id, ENCD_MAX_CONTEXTS);
+	if (!a->g_device_cnt)
+		return encd_fail(ucmd, -EINVAL, "Invalid world size 0");
+	if (a->g_device_id >= a->g_device_cnt)
+		return encd_fail(ucmd, -EINVAL, "Invalid global device id %u for a world of %u",
+				 a->g_device_id, a->g_device_cnt);
+	return 0;
+}
+
+/*
+ * The world size and this rank's place in it are immutable once set: asking
+ * for the same world attaches, asking for another one is an error.
+ */
+static int attach_same_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g,
+			     const struct enc_gcomm_args *a)
+{
+	if (g->g_device_id != a->g_device_id || g->g_device_cnt != a->g_device_cnt)
+		return encd_fail(ucmd, -EINVAL,
+				 "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
+				 g->g_device_cnt, g->g_device_id, a->g_device_cnt,
+				 a->g_device_id, a->vnc, a->ctx_id);
+	return gcomm_try_hold(g) ? 0 : -EAGAIN;
+}
+
+/* The seed's pod-topology validation, with its asymmetric node bound. */
+static int check_pod(struct encd_ucmd *ucmd, const struct enc_host_topology *host)
+{
+	u32 limit;
+
+	if (host->pod_type > ENCD_POD_TYPE_SWITCH)
+		return encd_fail(ucmd, -EINVAL, "Invalid pod_type: %u", host->pod_type);
+	if (host->pod_type == ENCD_POD_TYPE_NONE)
+		return 0;
+
+	limit = host->pod_type == ENCD_POD_TYPE_P2P ? host->pod_sz : ENCD_POD_SWITCH_MAX_NODES;
+	if (host->pod_node_id >= limit)
+		return encd_fail(ucmd, -EINVAL, "Invalid pod_node_id: %u (pod_size: %u) pod_type:%d",
+				 host->pod_node_id, host->pod_sz, host->pod_type);
+	return 0;
+}
+
+static struct enc_glb_comm *gcomm_create(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
+					 const struct enc_vcore *vcore,
+					 const struct enc_host_topology *host, int *err)
+{
+	struct enc_glb_comm *g;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		*err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the global comm");
+		return NULL;
+	}
+	kref_init(&g->ref);
+	atomic_set(&g->holders, 1);
+
+	if (host->virtual_server_size) {
+		if (a->g_device_cnt % host->virtual_server_size) {
+			*err = encd_fail(ucmd, -EINVAL,
+					 "virtual server size %u is not a divisor of world size %u",
+					 host->virtual_server_size, a->g_device_cnt);
+			goto fail;
+		}
+		g->virtual_server_id = a->g_device_id / host->virtual_server_size;
+	}
+	g->g_device_id = a->g_device_id;
+	g->g_device_cnt = a->g_device_cnt;
+	g->vtpb_idx = vcore->vtpb_idx;
+	g->reservation_id = host->reservation_id;
+	g->pod_sz = host->pod_sz;
+	g->nec_dev_id = vcore->nec_dev_id;
+	g->mla_idx = vcore->mla_idx;
+	g->host_device_id = vcore->host_device_id;
+	g->routing_id = vcore->routing_id;
+	strscpy(g->root_comm_id, a->root_comm_id, sizeof(g->root_comm_id));
+	g->pod_type = host->pod_type;
+	g->pod_node_id = host->pod_node_id;
+	g->check_sigs = a->check_sigs;
+	g->ctx_id = a->ctx_id;
+	g->state = ENCD_GCOMM_BUILT;
+
+	g->sem_page = enc_sembuf_alloc();
+	if (!g->sem_page) {
+		*err = encd_fail(ucmd, -ENOMEM,
+				 "global comm failed to mmap memory for the semaphore increment value buffer");
+		goto fail;
+	}
+
+	*err = check_pod(ucmd, host);
+	if (*err)
+		goto fail;
+
+	g->serial = atomic64_inc_return(&gcomm_serial);
+	return g;
+
+fail:
+	enc_glb_comm_put(g);
+	return NULL;
+}
+
+int enc_init_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
+			 struct enc_glb_comm **gp, bool *created)
+{
+	struct enc_host_topology host;
+	struct enc_vcore vcore;
+	struct enc_glb_comm *g;
+	struct mutex *lock;
+	int err;
+
+	*created = false;
+	err = check_args(ucmd, a, &vcore);
+	if (err)
+		return err;
+	enc_topology_get_host(&host);
+
+	/* The idempotent fast path: the same world is already set up. */
+	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
+	if (g) {
+		err = attach_same_world(ucmd, g, a);
+		if (err != -EAGAIN) {
+			if (err)
+				enc_glb_comm_put(g);
+			else
+				*gp = g;
+			return err;
+		}
+		/* It is being destroyed: go the slow way. */
+		enc_glb_comm_put(g);
+	}
+
+	lock = encd_init_mutex(vcore.nec_dev_id);
+	mutex_lock(lock);
+
+	/* Another caller may have set it up while we waited for the lock. */
+	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
+	if (g) {
+		err = attach_same_world(ucmd, g, a);
+		/* Under the lock a published comm always has holders. */
+		WARN_ON(err == -EAGAIN);
+		if (err)
+			enc_glb_comm_put(g);
+		else
+			*gp = g;
+		goto out;
+	}
+
+	g = gcomm_create(ucmd, a, &vcore, &host, &err);
+	if (!g)
+		goto out;
+
+	/* The slot takes the first reference, the caller a second one. */
+	encd_set_global_comm(vcore.nec_dev_id, a->ctx_id, g);
+	*gp = enc_glb_comm_get(g);
+	*created = true;
+	pr_debug("global comm %llu: core %u ctx %u rank %u of %u\n", g->serial,
+		 vcore.nec_dev_id, a->ctx_id, g->g_device_id, g->g_device_cnt);
+out:
+	mutex_unlock(lock);
+	return err;
+}
+
+int enc_validate_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
+			     struct enc_glb_comm **gp, bool *created)
+{
+	struct enc_vcore vcore;
+	struct enc_glb_comm *g;
+	int err = 0;
+
+	*created = false;
+	if (enc_topology_get_vcore(a->vnc, &vcore))
+		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc);
+	if (a->ctx_id >= ENCD_MAX_CONTEXTS)
+		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
+				 a->ctx_id, ENCD_MAX_CONTEXTS);
+
+	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
+	if (!g)
+		return enc_init_global_comm(ucmd, a, gp, created);
+
+	/*
+	 * A NEFF may use a subset of the world, but only once the full world
+	 * has been bootstrapped: a sub-world NEFF cannot bootstrap it itself.
+	 */
+	if (g->g_device_cnt < a->g_device_cnt)
+		err = encd_fail(ucmd, -EINVAL,
+				"World size of neff %u is greater than world size of global communicator %u",
+				a->g_device_cnt, g->g_device_cnt);
+	else if (g->g_device_cnt != a->g_device_cnt &&
+		 READ_ONCE(g->state) != ENCD_GCOMM_BOOTSTRAPPED)
+		err = encd_fail(ucmd, -EINVAL,
+				"World size of neff != global communicator. Recommend nrt_build_global_comm first.");
+	else if (!gcomm_try_hold(g)) {
+		enc_glb_comm_put(g);
+		return enc_init_global_comm(ucmd, a, gp, created);
+	}
+
+	if (err) {
+		enc_glb_comm_put(g);
+		return err;
+	}
+	*gp = g;
+	return 0;
+}
+
+void enc_glb_comm_fill_header(struct enc_glb_comm *g, struct encd_glb_comm_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->g_device_id = g->g_device_id;
+	h->g_device_cnt = g->g_device_cnt;
+	h->vtpb_idx = g->vtpb_idx;
+	h->nec_dev_id = g->nec_dev_id;
+	h->mla_idx = g->mla_idx;
+	h->host_device_id = g->host_device_id;
+	h->routing_id = g->routing_id;
+	h->virtual_server_id = g->virtual_server_id;
+	h->pod_type = g->pod_type;
+	h->pod_node_id = g->pod_node_id;
+	h->pod_sz = g->pod_sz;
+	h->reservation_id = g->reservation_id;
+	h->check_sigs = g->check_sigs;
+	h->inc_recv_sem_values_buffer = ENCD_SEM_MMAP_OFFSET(g->nec_dev_id, g->ctx_id, PAGE_SIZE);
+	h->inc_recv_sem_values_buffer_size = ENCD_SEM_VALUES_SIZE;
+	h->serial = g->serial;
+	h->holders = atomic_read(&g->holders);
+	h->state = READ_ONCE(g->state);
+	h->ctx_id = g->ctx_id;
+	strscpy(h->root_comm_id, g->root_comm_id, sizeof(h->root_comm_id));
+}
+
+/* The header keeps the original enc_glb_comm's offsets; see the uapi. */
+#define ASSERT_OFFSET(field, off) \
+	static_assert(offsetof(struct encd_glb_comm_header, field) == (off))
+ASSERT_OFFSET(g_device_id, 0);
+ASSERT_OFFSET(g_device_cnt, 4);
+ASSERT_OFFSET(vtpb_idx, 8);
+ASSERT_OFFSET(nec_dev_id, 12);
+ASSERT_OFFSET(mla_idx, 16);
+ASSERT_OFFSET(host_device_id, 20);
+ASSERT_OFFSET(routing_id, 24);
+ASSERT_OFFSET(virtual_server_id, 28);
+ASSERT_OFFSET(pod_type, 32);
+ASSERT_OFFSET(pod_node_id, 36);
+ASSERT_OFFSET(pod_sz, 40);
+ASSERT_OFFSET(reservation_id, 48);
+ASSERT_OFFSET(__root_comm_id_ptr, 56);
+ASSERT_OFFSET(check_sigs, 64);
+ASSERT_OFFSET(inc_recv_sem_values_buffer, 192);
+ASSERT_OFFSET(inc_recv_sem_values_buffer_size, 200);

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The objects encctl knows. Each file that implements one defines a
+ * `const struct encctl_cmd encctl_cmd_<name>` and adds itself here and to
+ * ENCCTL_OBJS in tools/tools.mk.
+ */
+#ifndef _ENCCTL_COMMANDS_H
+#define _ENCCTL_COMMANDS_H
+
+#include "encctl.h"
+
+#define ENCCTL_COMMANDS	/* filled in as objects are added */
+
+#endif /* _ENCCTL_COMMANDS_H */
