@@ -20,6 +20,13 @@
 static struct enc_glb_comm __rcu *slots[ENCD_NEC_MAX_DEVICES][ENCD_MAX_CONTEXTS];
 static struct mutex init_mutexes[ENCD_NEC_MAX_DEVICES];
 static struct mutex setup_mutexes[ENCD_NEC_MAX_DEVICES];
+static atomic_t generation = ATOMIC_INIT(1);
+
+/* Changes whenever a comm is published or unpublished: dumps check it. */
+u32 encd_registry_generation(void)
+{
+	return atomic_read(&generation);
+}
 
 struct mutex *encd_init_mutex(u32 nec_dev)
 {
@@ -58,6 +65,7 @@ void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g)
 	lockdep_assert_held(encd_init_mutex(nec_dev));
 	WARN_ON(rcu_access_pointer(slots[nec_dev][ctx_id]));
 	rcu_assign_pointer(slots[nec_dev][ctx_id], g);
+	atomic_inc(&generation);
 }
 
 /* Unpublishes @g and drops the slot's reference. */
@@ -67,6 +75,7 @@ void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g)
 	if (WARN_ON(rcu_access_pointer(slots[nec_dev][ctx_id]) != g))
 		return;
 	RCU_INIT_POINTER(slots[nec_dev][ctx_id], NULL);
+	atomic_inc(&generation);
 	enc_glb_comm_put(g);
 }
 

@@ -23,6 +23,7 @@ void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g);
  * them. Lock order: setup before init. No two cores' mutexes nest.
  */
 struct mutex *encd_init_mutex(u32 nec_dev);
+u32 encd_registry_generation(void);
 struct mutex *encd_setup_mutex(u32 nec_dev);
 
 int enc_registry_init(void);
