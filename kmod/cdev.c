@@ -17,6 +17,7 @@
 
 #include "cdev.h"
 #include "gcomm.h"
+#include "program.h"
 #include "registry.h"
 #include "sembuf.h"
 #include "topology.h"
@@ -209,6 +210,14 @@ static const struct encd_ioctl_op encd_ioctl_ops[] = {
 		 hdr, 0),
 	IOCTL_OP(ENCD_IOC_RELEASE_GLOBAL_COMM, encd_ioctl_release,
 		 struct encd_release_global_comm, ctx_id, 0),
+	IOCTL_OP(ENCD_IOC_PROGRAM_LOAD, enc_program_ioctl_load, struct encd_program_load,
+		 prog_len, 0),
+	IOCTL_OP(ENCD_IOC_PROGRAM_SIGN, enc_program_ioctl_sign, struct encd_program_sign,
+		 ctx_id, ENCD_SIG_ALL_GROUPS),
+	IOCTL_OP(ENCD_IOC_PROGRAM_GET_SIGNATURES, enc_program_ioctl_get_signatures,
+		 struct encd_program_get_signatures, n_stps, 0),
+	IOCTL_OP(ENCD_IOC_PROGRAM_SEAL, enc_program_ioctl_seal, struct encd_program_seal,
+		 ctx_id, 0),
 };
 
 static long encd_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -275,6 +284,7 @@ static int encd_fops_release(struct inode *inode, struct file *filp)
 	unsigned int slot;
 
 	/* The last reference to the file is gone: nobody else can touch it. */
+	enc_program_release_file(file);
 	for_each_set_bit(slot, file->held, ENCD_SLOTS)
 		enc_glb_comm_unhold(slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
 	mutex_destroy(&file->lock);

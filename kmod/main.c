@@ -10,6 +10,7 @@
 
 #include "cdev.h"
 #include "registry.h"
+#include "signature.h"
 #include "topology.h"
 
 static int __init encd_init(void)
@@ -22,13 +23,18 @@ static int __init encd_init(void)
 	err = enc_registry_init();
 	if (err)
 		return err;
-	err = enc_cdev_init();
+	err = enc_signature_init();
 	if (err)
 		goto err_registry;
+	err = enc_cdev_init();
+	if (err)
+		goto err_signature;
 
 	pr_info("loaded, %u virtual NeuronCores\n", enc_topology_num_vcores());
 	return 0;
 
+err_signature:
+	enc_signature_exit();
 err_registry:
 	enc_registry_exit();
 	return err;
@@ -37,6 +43,7 @@ err_registry:
 static void __exit encd_exit(void)
 {
 	enc_cdev_exit();
+	enc_signature_exit();
 	/* Comms are freed after an RCU grace period: wait for them. */
 	rcu_barrier();
 	enc_registry_exit();

@@ -269,4 +269,317 @@ struct encd_release_global_comm {
 };
 #define ENCD_IOC_RELEASE_GLOBAL_COMM	_IO(ENCD_TYPE, ENCD_CMD_RELEASE_GLOBAL_COMM)
 
+/*
+ * Programs
+ * --------
+ * A *program* is what a NEFF declares about its collectives (the seed's
+ * enc_context): replica groups, src-target-pair sets ("stp") and the op queue.
+ * It is loaded for one (vnc, ctx_id) whose global comm the loading fd holds,
+ * and belongs to that fd: closing the fd frees it, loading again replaces it.
+ * It is validated against that comm's world (g_device_cnt) and signed with
+ * the two-level MD5 op-signature of the seed's section 4.
+ *
+ * A program is in one of two states. PARSE is where it starts: it can be
+ * signed, as often as wanted. LOADED (ENCD_IOC_PROGRAM_SEAL, or bringing up
+ * its replica groups) is final: signing then fails.
+ *
+ * The binary description, version 1 (Documentation/program-format.rst):
+ * every field is little-endian, the parts follow each other with no gaps:
+ *
+ *	struct encd_prog_header		header
+ *	struct encd_prog_group		groups[n_groups]
+ *	struct encd_prog_stp		stps[n_stps]
+ *	struct encd_prog_vec		pairs[n_pairs]
+ *	struct encd_prog_op		ops[n_ops]
+ *	__le32				ids[n_ids]
+ *
+ * ids is the pool that every list of global device ids is a slice of
+ * (struct encd_prog_vec: @off and @len count u32 words). The slices must tile
+ * the pool in this order, each one starting where the one before ended:
+ * each group's participants then its bootstrap_participants, groups in
+ * order; then each stp's participants then its pair vectors, stps in order.
+ * The same holds for each stp's slice of the pairs table. So no two lists
+ * overlap and no byte of the description goes unread.
+ *
+ * A description is refused with EINVAL and a sentence naming the field when:
+ * it is shorter than its header, longer than ENCD_PROG_MAX_SIZE, or its
+ * total_size is not the length passed; magic, version or header_size differ
+ * from this header's; a flag or reserved field is not 0; the counts do not
+ * add up to total_size; there are more than ENCD_MAX_COMM_N groups; a group
+ * id is >= ENCD_MAX_COMM_N or repeats; rank is neither -1 nor < rank_n;
+ * rank_n is 0; the sendrecv flag is set without rank -1 or the other way
+ * round; stream_id >= ENCD_MAX_STREAM_N; bootstrap_rank >= rank_n;
+ * bootstrap_participants does not have rank_n ids; src_target_pairs_id is
+ * neither -1 nor an stp's id; num_ops is not the number of ops that name the
+ * group; an stp id is above INT32_MAX or repeats; an stp has no pairs; a pair
+ * vector has fewer than two ids; a slice is out of place (see above); an id
+ * is >= the world size; an id repeats inside one list; an op code is not an
+ * enum encd_op; an op's owner does not exist; an op's peer is >= the world
+ * size. dtype, alg and channel are opaque to the kernel.
+ */
+
+/* "ENCP" read as a little-endian u32. */
+#define ENCD_PROG_MAGIC		0x50434e45
+#define ENCD_PROG_VERSION	1
+/* The largest binary description the kernel reads. */
+#define ENCD_PROG_MAX_SIZE	(16U << 20)
+/* Replica groups per program; a group id is below this (ENC_MAX_COMM_N). */
+#define ENCD_MAX_COMM_N		12
+/* Streams a replica group can run on (ENC_MAX_STREAM_N). */
+#define ENCD_MAX_STREAM_N	4
+#define ENCD_SIG_LEN		16
+
+/* The op codes; the numbers are hashed into signatures, never change them. */
+enum encd_op {
+	ENCD_OP_ALL_REDUCE = 1,
+	ENCD_OP_ALL_GATHER = 2,
+	ENCD_OP_REDUCE_SCATTER = 3,
+	ENCD_OP_ALL_TO_ALL = 4,
+	ENCD_OP_PERMUTE = 5,
+	ENCD_OP_SEND = 6,
+	ENCD_OP_RECV = 7,
+	ENCD_OP_BROADCAST = 8,
+};
+
+enum encd_program_state {
+	ENCD_PROGRAM_PARSE = 0,		/* loaded, may be signed */
+	ENCD_PROGRAM_LOADED = 1,	/* sealed: replica groups may come up */
+};
+
+/**
+ * struct encd_prog_header - the head of a binary program description
+ * @magic: ENCD_PROG_MAGIC
+ * @version: ENCD_PROG_VERSION
+ * @header_size: sizeof(struct encd_prog_header), 40
+ * @total_size: the size of the whole description in bytes
+ * @flags: must be 0
+ * @n_groups: replica groups, at most ENCD_MAX_COMM_N
+ * @n_stps: src-target-pair sets
+ * @n_pairs: pair vectors, over all stps
+ * @n_ops: ops in the queue
+ * @n_ids: u32 words in the id pool
+ * @__reserved: must be 0
+ */
+struct encd_prog_header {
+	__le32 magic;
+	__le16 version;
+	__le16 header_size;
+	__le32 total_size;
+	__le32 flags;
+	__le32 n_groups;
+	__le32 n_stps;
+	__le32 n_pairs;
+	__le32 n_ops;
+	__le32 n_ids;
+	__le32 __reserved;
+};
+
+/**
+ * struct encd_prog_vec - a slice of a table
+ * @off: index of the first entry
+ * @len: number of entries
+ */
+struct encd_prog_vec {
+	__le32 off;
+	__le32 len;
+};
+
+/* struct encd_prog_group.flags */
+#define ENCD_PROG_GROUP_SENDRECV		(1U << 0)
+#define ENCD_PROG_GROUP_NCCL_MESH_SUPPORTED	(1U << 1)
+#define ENCD_PROG_GROUP_MUST_USE_RING_ALG	(1U << 2)
+
+/**
+ * struct encd_prog_group - a replica group (the seed's enc_replica_group_info)
+ * @group_id: < ENCD_MAX_COMM_N, unique in the program
+ * @rank: this rank in the group as a __s32, -1 for a sendrecv group
+ * @rank_n: ranks in the group, > 0
+ * @src_target_pairs_id: the id of an stp, or -1 (as a __s32)
+ * @num_ops: how many ops of the queue name this group
+ * @stream_id: < ENCD_MAX_STREAM_N
+ * @bootstrap_rank: this rank in @bootstrap_participants, < @rank_n
+ * @flags: ENCD_PROG_GROUP_*; SENDRECV is set exactly when @rank is -1
+ * @participants: global device ids: the group's logical membership
+ * @bootstrap_participants: @rank_n global device ids: the comm-pool key
+ */
+struct encd_prog_group {
+	__le32 group_id;
+	__le32 rank;
+	__le32 rank_n;
+	__le32 src_target_pairs_id;
+	__le32 num_ops;
+	__le32 stream_id;
+	__le32 bootstrap_rank;
+	__le32 flags;
+	struct encd_prog_vec participants;
+	struct encd_prog_vec bootstrap_participants;
+};
+
+/**
+ * struct encd_prog_stp - a src-target-pair set (enc_src_target_pairs_info)
+ * @id: <= INT32_MAX, unique among the program's stps
+ * @__reserved: must be 0
+ * @pairs: its pair vectors, a slice of the pairs table; at least one. Each
+ *	pair vector is a slice of the id pool with at least two ids, the
+ *	source first, then the target(s).
+ * @participants: global device ids
+ */
+struct encd_prog_stp {
+	__le32 id;
+	__le32 __reserved;
+	struct encd_prog_vec pairs;
+	struct encd_prog_vec participants;
+};
+
+/* struct encd_prog_op.flags: @owner is an stp id, not a group id */
+#define ENCD_PROG_OP_STP	(1U << 0)
+
+/**
+ * struct encd_prog_op - one op of the queue, in queue order
+ * @op: enum encd_op
+ * @flags: ENCD_PROG_OP_STP or 0
+ * @size_n: the op's size
+ * @owner: the group_id (or with ENCD_PROG_OP_STP the stp id) it belongs to
+ * @peer: a global device id (for SEND: the target)
+ * @dtype: the data type, opaque
+ * @alg: the algorithm, opaque
+ * @channel: permute_ring_ch_id, opaque
+ * @__reserved: must be 0
+ */
+struct encd_prog_op {
+	__le32 op;
+	__le32 flags;
+	__le64 size_n;
+	__le32 owner;
+	__le32 peer;
+	__le32 dtype;
+	__le32 alg;
+	__le32 channel;
+	__le32 __reserved;
+};
+
+/**
+ * struct encd_program_load - ENCD_IOC_PROGRAM_LOAD
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @prog_uptr: the binary description
+ * @prog_len: its length in bytes, <= ENCD_PROG_MAX_SIZE
+ * @__reserved: must be 0
+ *
+ * Validates the description against the world of the global comm on (@vnc,
+ * @ctx_id) and makes it this fd's program there, in the PARSE state,
+ * replacing the one before. Errors: ENODEV, EINVAL (see above), ENOENT when
+ * this fd does not hold that global comm, EBUSY when the program there is
+ * LOADED (its replica groups may be in use), EFAULT, ENOMEM.
+ */
+struct encd_program_load {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__aligned_u64 prog_uptr;
+	__u32 prog_len;
+	__u32 __reserved;
+};
+#define ENCD_IOC_PROGRAM_LOAD		_IO(ENCD_TYPE, ENCD_CMD_PROGRAM_LOAD)
+
+/*
+ * head.flags of PROGRAM_SIGN: hash every replica group, not only the
+ * sendrecv ones (rank -1). The seed skips collective groups because their
+ * members reconcile through the collective itself; with the flag a size
+ * mismatch in an all-reduce is caught at bootstrap as well.
+ */
+#define ENCD_SIG_ALL_GROUPS	(1U << 0)
+
+/**
+ * struct encd_program_sign - ENCD_IOC_PROGRAM_SIGN
+ * @head: flags: ENCD_SIG_ALL_GROUPS
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @signature: out: the program's global signature
+ * @n_groups_hashed: out: how many replica groups went into it
+ * @n_stps_hashed: out: how many stps went into it (all of them)
+ *
+ * The seed's enc_calculate_signature. Level 1: an MD5 for each hashed
+ * replica group over its participants then its ops, and one for each stp
+ * over its pair vectors then its ops; each is kept as that group's or stp's
+ * signature (the others are zeroed). Level 2: the MD5 of those digests, in
+ * order, groups first = @signature. With nothing hashed at level 1 every
+ * signature is zero. Documentation/signature.rst gives the bytes. Errors:
+ * ENODEV, EINVAL ("cannot calculate CC signature: not in parse state"), ENOENT
+ * (no program, or the fd no longer holds its global comm), ENOMEM.
+ */
+struct encd_program_sign {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u8 signature[ENCD_SIG_LEN];
+	__u32 n_groups_hashed;
+	__u32 n_stps_hashed;
+};
+#define ENCD_IOC_PROGRAM_SIGN		_IO(ENCD_TYPE, ENCD_CMD_PROGRAM_SIGN)
+
+/* struct encd_prog_sig.flags: the digest went into the global signature */
+#define ENCD_PROG_SIG_HASHED	(1U << 0)
+
+/**
+ * struct encd_prog_sig - the level-1 signature of one group or stp
+ * @id: the group_id or stp id
+ * @flags: ENCD_PROG_SIG_HASHED, or 0 for a group the last signing skipped
+ * @signature: the digest, zero when not hashed
+ */
+struct encd_prog_sig {
+	__u32 id;
+	__u32 flags;
+	__u8 signature[ENCD_SIG_LEN];
+};
+
+/**
+ * struct encd_program_get_signatures - ENCD_IOC_PROGRAM_GET_SIGNATURES
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @groups_uptr: an array of struct encd_prog_sig, one per replica group
+ * @stps_uptr: an array of struct encd_prog_sig, one per stp
+ * @n_groups: in: room at @groups_uptr; out: the program's replica groups
+ * @n_stps: in: room at @stps_uptr; out: the program's stps
+ * @signature: out: the global signature
+ * @sig_flags: out: the head.flags of the signing that made them
+ * @state: out: enum encd_program_state
+ *
+ * Reads what the last PROGRAM_SIGN computed, in program order; at most the
+ * given room is written, and the counts say how many there are. Errors:
+ * ENODEV, ENOENT (as for SIGN), EINVAL when the program was never signed,
+ * EFAULT.
+ */
+struct encd_program_get_signatures {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__aligned_u64 groups_uptr;
+	__aligned_u64 stps_uptr;
+	__u32 n_groups;
+	__u32 n_stps;
+	__u8 signature[ENCD_SIG_LEN];
+	__u32 sig_flags;
+	__u32 state;
+};
+#define ENCD_IOC_PROGRAM_GET_SIGNATURES	_IO(ENCD_TYPE, ENCD_CMD_PROGRAM_GET_SIGNATURES)
+
+/**
+ * struct encd_program_seal - ENCD_IOC_PROGRAM_SEAL
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ *
+ * Moves the program from PARSE to LOADED, as bringing up its replica groups
+ * does. Errors: ENODEV, ENOENT (as for SIGN), EINVAL when it is not in PARSE.
+ */
+struct encd_program_seal {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+};
+#define ENCD_IOC_PROGRAM_SEAL		_IO(ENCD_TYPE, ENCD_CMD_PROGRAM_SEAL)
+
 #endif /* _UAPI_LINUX_ENCD_H */
