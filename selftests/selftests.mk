@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/: every selftests/*_test.c becomes $(BUILD)/selftests/<name>, a
+# kselftest_harness.h program that tools/vm runs inside the VM (with the
+# module parameters in selftests/<name>.modparams, when that file exists).
+# The harness comes from Debian's linux-source-6.1 at build time; it is looked
+# up only when a selftest is built, and once.
+#
+# The gcomm-demo tool that tools/demo.sh runs is built here too, as
+# $(BUILD)/tools/gcomm-demo.
+
+SELFTESTS_SRCS := $(wildcard $(TOP)/selftests/*_test.c)
+SELFTESTS := $(patsubst $(TOP)/selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_SRCS))
+SELFTESTS_HDRS := $(wildcard $(TOP)/selftests/*.h)
+GCOMM_DEMO := $(BUILD)/tools/gcomm-demo
+
+KSFT_DIR = $(eval KSFT_DIR := $(shell $(TOP)/tools/kernel-source.sh)/tools/testing/selftests)$(KSFT_DIR)
+# The harness defines non-static fixture functions without prototypes, and
+# its ASSERT_EQ(0, unsigned_field) idiom compares across signedness.
+SELFTESTS_CFLAGS = $(USER_CFLAGS) -Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR) -I$(TOP)/lib
+SELFTESTS_LDLIBS := $(LIBENC_LDLIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto) -lpthread
+
+.PHONY: selftests gcomm-demo
+selftests: $(SELFTESTS) $(GCOMM_DEMO)
+gcomm-demo: $(GCOMM_DEMO)
+
+$(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_A) \
+		$(TOP)/uapi/linux/encd.h
+	@test -d "$(KSFT_DIR)" || { echo "no kselftest headers in $(KSFT_DIR)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(LIBENC_A) $(SELFTESTS_LDLIBS)
+
+$(GCOMM_DEMO): $(TOP)/tools/gcomm-demo/gcomm-demo.c $(LIBENC_A) $(TOP)/uapi/linux/encd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBENC_A) $(LIBENC_LDLIBS)
