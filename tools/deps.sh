@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs what building encd and running its tests needs on Debian 12.
+# Every lane runs this first, so it must cost nothing when all is present:
+# it asks dpkg, and only touches apt (update + install) for what is missing.
+set -eu
+
+packages=(
+	# compilers and kbuild for the module, against both Debian kernels
+	gcc libc6-dev make pkg-config kmod
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	# libenc and encctl
+	libmnl-dev libjson-c-dev
+	# the debug kernel (and the selftest harness headers) come from here
+	linux-source-6.1 xz-utils bc bison flex libelf-dev libssl-dev
+	# the test VM: QEMU, a busybox initramfs, loopback/veth set-up inside
+	qemu-system-x86 busybox-static cpio iproute2 util-linux coreutils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || { echo "deps: need root to install: ${missing[*]}" >&2; exit 1; }
+	echo "deps: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The selftest harness and the debug kernel need the source tree unpacked
+# (once per machine, in a cache outside the checkout).
+"$(dirname "$0")/kernel-source.sh" >/dev/null
