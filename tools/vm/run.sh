@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boots a kernel in QEMU and runs one command in it, as root, in a chroot of
+# the host's root file system (shared read-only over virtio-9p; /tmp, /run,
+# /var/tmp and /dev/shm are fresh tmpfs). The command runs in the current
+# directory. The guest sees the host's files at the same paths, except under
+# /tmp, /run, /var/tmp and /dev, which are its own.
+#
+#   run.sh --kernel VMLINUZ [--modules-dir /lib/modules/KVER] --out DIR
+#          [--mem MB] [--timeout SECONDS] [--append KERNEL_ARGS]
+#          [--qemu QEMU_ARG]... [--quiet] -- COMMAND [ARG]...
+#
+# --modules-dir names where the kernel's virtio/9p modules are (not needed
+# when they are built in). --qemu passes one more argument to QEMU, e.g.
+# "--qemu -nic --qemu socket,mcast=230.0.0.1:1234,model=virtio-net-pci" to
+# join a virtual network. The command's output is printed as it comes
+# (unless --quiet) and kept in DIR/output.log; the kernel's console is in
+# DIR/console.log and is scanned for kernel problems afterwards. DIR/result
+# says how it went (finished, status, kernel_problems).
+#
+# Exits with the command's status, or 1 if the VM did not finish (crash,
+# panic, timeout) or the kernel reported a problem.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+kernel='' moddir='' out='' mem=2048 timeout=1800 append='' quiet=''
+qemu_extra=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--modules-dir) moddir=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--append) append="$append $2"; shift 2 ;;
+	--qemu) qemu_extra+=("$2"); shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	--) shift; break ;;
+	*) sed -n '/^#   run.sh/,/^$/s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$kernel" ] || [ -z "$out" ] || [ $# -eq 0 ]; then
+	echo "usage: $0 --kernel VMLINUZ --out DIR [options] -- COMMAND..." >&2
+	exit 2
+fi
+[ -r "$kernel" ] || { echo "vm: cannot read kernel $kernel" >&2; exit 1; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+case $out/ in
+/tmp/* | /run/* | /var/tmp/* | /dev/*)
+	echo "vm: --out $out would be hidden by the guest's tmpfs: use a directory elsewhere" >&2
+	exit 2 ;;
+esac
+
+label=$(basename "${moddir:-builtin}")
+initrd=$top/build/vm/initramfs-$label.cpio
+"$here/initramfs.sh" ${moddir:+--modules-dir "$moddir"} --out "$initrd"
+
+# The guest finds the command in this file: paths are the same in there.
+{
+	echo '#!/bin/bash'
+	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+	echo 'export HOME=/tmp LC_ALL=C.UTF-8 TERM=dumb'
+	printf 'cd %q || exit 1\n' "$(pwd -P)"
+	printf 'exec'
+	printf ' %q' "$@"
+	printf '\n'
+} >"$out/cmd.sh"
+: >"$out/console.log"
+: >"$out/output.log"
+rm -f "$out/result" "$out/kernel-problems.txt"
+
+# TCG: KVM fails to start on these machines. -nodefaults: no VGA, no NIC.
+# shellcheck disable=SC2054 # commas separate QEMU's sub-options
+qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
+	-accel tcg -cpu max -smp 2 -m "$mem"
+	-kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 encdvm.cmd=$out/cmd.sh$append"
+	-chardev "file,id=con,path=$out/console.log,append=on" -serial chardev:con
+	-chardev "file,id=out,path=$out/output.log,append=on" -serial chardev:out
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+	"${qemu_extra[@]}")
+
+start=$(date +%s)
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$out/qemu.log" 2>&1 &
+qpid=$!
+trap 'kill $qpid 2>/dev/null' INT TERM
+if [ -z "$quiet" ]; then
+	tail -n +1 -s 0.2 -f --pid=$qpid "$out/output.log"
+fi
+qrc=0
+wait $qpid || qrc=$?
+trap - INT TERM
+elapsed=$(($(date +%s) - start))
+
+finished=0 status=1
+last=$(grep -a -E '^encd-vm: exit [0-9]+$' "$out/output.log" | tail -n 1 || true)
+if [ -n "$last" ]; then
+	finished=1
+	status=${last#encd-vm: exit }
+fi
+
+problems=0
+if ! "$here/scan-console.sh" "$out/console.log" >"$out/kernel-problems.txt"; then
+	problems=$(grep -c '^--- kernel problem' "$out/kernel-problems.txt")
+	echo "vm: the kernel reported $problems problem(s):"
+	cat "$out/kernel-problems.txt"
+fi
+
+if [ $finished = 0 ]; then
+	if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+		echo "vm: timed out after ${timeout}s"
+	else
+		echo "vm: the VM stopped before the command finished (qemu status $qrc)"
+	fi
+	cat "$out/qemu.log"
+	echo "vm: the console's last lines ($out/console.log):"
+	tr -d '\r' <"$out/console.log" | tail -n 30
+fi
+echo "vm: $(basename "$kernel"): ${elapsed}s, finished=$finished status=$status kernel_problems=$problems" >&2
+printf 'finished=%s\nstatus=%s\nkernel_problems=%s\nelapsed=%s\n' \
+	"$finished" "$status" "$problems" "$elapsed" >"$out/result"
+
+[ $finished = 1 ] && [ "$problems" = 0 ] || exit 1
+exit "$status"
