@@ -173,6 +173,10 @@ enum {
 	ENCD_CMD_PROGRAM_SIGN,
 	ENCD_CMD_PROGRAM_GET_SIGNATURES,
 	ENCD_CMD_PROGRAM_SEAL,
+	ENCD_CMD_SETUP_GLOBAL_COMM,
+	ENCD_CMD_INIT_REPLICA_GROUPS,
+	ENCD_CMD_COMM_BARRIER,
+	ENCD_CMD_NODE_INFO,
 };
 
 /**
@@ -581,5 +585,482 @@ struct encd_program_seal {
 	__u32 ctx_id;
 };
 #define ENCD_IOC_PROGRAM_SEAL		_IO(ENCD_TYPE, ENCD_CMD_PROGRAM_SEAL)
+
+/*
+ * Generic netlink
+ * ---------------
+ * The "encd" generic netlink family (ENCD_GENL_NAME, version
+ * ENCD_GENL_VERSION) shows the module's objects, multicasts what happens to
+ * them, and lets an administrator change the simulated topology. Its
+ * complete description, with every attribute's type and checks, is
+ * Documentation/netlink/specs/encd.yaml; the enums below follow it exactly.
+ * Resolving the family by name loads the module (its alias is
+ * "net-pf-16-proto-16-family-encd").
+ *
+ * Each command's messages use one attribute set: ENCD_A_GCOMM_* for the
+ * gcomm commands, ENCD_A_NODE_* for the node commands, ENCD_A_TOPO_* and
+ * ENCD_A_VCORE_* for the topology. Requests are validated strictly: an
+ * attribute the command does not know, one of the wrong size, a value out of
+ * range or a missing one fails with EINVAL (ERANGE for a value out of range)
+ * and an extended ack that names the attribute (NLMSGERR_ATTR_OFFS, or
+ * NLMSGERR_ATTR_MISS_TYPE for a missing one) and says why
+ * (NLMSGERR_ATTR_MSG). Ask for them with the NETLINK_EXT_ACK socket option.
+ *
+ * ENCD_NL_CMD_GCOMM_GET
+ *   do: ENCD_A_GCOMM_NEC_DEV and ENCD_A_GCOMM_CTX are required; the reply is
+ *   the global comm there, or ENOENT. dump (NLM_F_DUMP): every global comm,
+ *   in (nec_dev, ctx) order; ENCD_A_GCOMM_NEC_DEV and/or ENCD_A_GCOMM_CTX
+ *   in the request narrow it. A comm is:
+ *
+ *	ENCD_A_GCOMM_NEC_DEV		u32
+ *	ENCD_A_GCOMM_CTX		u32
+ *	ENCD_A_GCOMM_SERIAL		u64
+ *	ENCD_A_GCOMM_G_DEVICE_ID	u32
+ *	ENCD_A_GCOMM_G_DEVICE_CNT	u32	world size
+ *	ENCD_A_GCOMM_VTPB_IDX		u32
+ *	ENCD_A_GCOMM_MLA_IDX		s32
+ *	ENCD_A_GCOMM_HOST_DEVICE_ID	s32
+ *	ENCD_A_GCOMM_ROUTING_ID		s32
+ *	ENCD_A_GCOMM_VIRTUAL_SERVER_ID	u32
+ *	ENCD_A_GCOMM_POD_TYPE		u32, enum encd_pod_type
+ *	ENCD_A_GCOMM_POD_NODE_ID	u32
+ *	ENCD_A_GCOMM_POD_SZ		u32
+ *	ENCD_A_GCOMM_RESERVATION_ID	u64
+ *	ENCD_A_GCOMM_ROOT_COMM_ID	NUL-terminated string, may be ""
+ *	ENCD_A_GCOMM_CHECK_SIGS		flag
+ *	ENCD_A_GCOMM_HOLDERS		u32
+ *	ENCD_A_GCOMM_STATE		u32, enum encd_gcomm_state
+ *	ENCD_A_GCOMM_CREATED		u64, CLOCK_BOOTTIME ns
+ *	ENCD_A_GCOMM_NETNS_INO		u32
+ *	ENCD_A_GCOMM_PHASE		nest, repeated: ENCD_A_PHASE_*
+ *	ENCD_A_GCOMM_ERROR		nest: ENCD_A_ERROR_*
+ *
+ * ENCD_NL_CMD_NODE_GET
+ *   dump: every comm node, by global comm then stream; ENCD_A_NODE_NEC_DEV,
+ *   ENCD_A_NODE_CTX and ENCD_A_NODE_STREAM narrow it. A node is its
+ *   (NEC_DEV, CTX, STREAM, GCOMM_SERIAL), PARTICIPANTS (the pool key: an
+ *   array of u32 global device ids), RANK, RANK_N, REFCNT, STATE (enum
+ *   encd_node_state), GLOBAL (flag: the world's own node), GROUPS (bit mask
+ *   of replica group ids), PHASE (nests, repeated), COUNTER (nests,
+ *   repeated: ENCD_A_COUNTER_*) and ERROR (nest).
+ *
+ * ENCD_NL_CMD_TOPO_GET
+ *   do: the host's ENCD_A_TOPO_POD_TYPE, POD_NODE_ID, POD_SZ,
+ *   RESERVATION_ID, VIRTUAL_SERVER_SIZE and NUM_VCORES.
+ * ENCD_NL_CMD_TOPO_SET
+ *   do, CAP_NET_ADMIN in the initial user namespace (else EPERM): sets the
+ *   ENCD_A_TOPO_* given (not NUM_VCORES) at once; at least one is needed.
+ *   The topology is the host's, not a namespace's: a namespace's own root is
+ *   not enough to change it. Comms already built keep what they had.
+ * ENCD_NL_CMD_VCORE_GET
+ *   dump: every virtual core, in vnc order: ENCD_A_VCORE_VNC, NEC_DEV,
+ *   MLA_IDX, HOST_DEVICE_ID, ROUTING_ID and VTPB_IDX.
+ *
+ * Dumps are split across as many messages as they need. Each part reads the
+ * registry's generation; when it changed since the part before (a comm was
+ * built or torn down), the next message and NLMSG_DONE carry
+ * NLM_F_DUMP_INTR: the entries are each whole and true, but the set may
+ * have missed or repeated a comm, and the caller may dump again.
+ *
+ * Events: the multicast group ENCD_MCGRP_EVENTS ("events"), which anyone may
+ * join, carries
+ *   ENCD_NL_CMD_GCOMM_ADD_NTF, ENCD_NL_CMD_GCOMM_DEL_NTF: a global comm was
+ *	built, or torn down by its last holder; attributes as GCOMM_GET's.
+ *   ENCD_NL_CMD_WORLD_FORMED_NTF, ENCD_NL_CMD_WORLD_FAILED_NTF,
+ *   ENCD_NL_CMD_SIG_MISMATCH_NTF, ENCD_NL_CMD_NODE_DEL_NTF: a comm node
+ *	formed (with ENCD_A_NODE_GLOBAL: the world), failed, found a
+ *	signature mismatch, or was torn down; attributes as NODE_GET's, but no
+ *	PARTICIPANTS or COUNTER. An ERROR nest says what failed and who.
+ *
+ * Network namespaces: the family is in every one. A global comm belongs to
+ * the network namespace of the process that built it. Requests and event
+ * listeners in that namespace see it; in the initial namespace they see
+ * every comm of the host; in any other they do not see it at all.
+ *
+ * Nothing secret is ever sent: not a bootstrap unique id, not a world
+ * secret. Signatures are digests of a program, not secrets.
+ */
+#define ENCD_GENL_NAME		"encd"
+#define ENCD_GENL_VERSION	1
+#define ENCD_MCGRP_EVENTS	"events"
+
+enum encd_node_state {
+	ENCD_NODE_PENDING = 1,
+	ENCD_NODE_VALIDATING,
+	ENCD_NODE_BROADCASTING,
+	ENCD_NODE_CONNECTING,
+	ENCD_NODE_BARRIER,
+	ENCD_NODE_READY,
+	ENCD_NODE_FAILED,
+};
+
+enum encd_phase {
+	ENCD_PHASE_RENDEZVOUS = 1,
+	ENCD_PHASE_VALIDATE,
+	ENCD_PHASE_BROADCAST,
+	ENCD_PHASE_COMM_INIT,
+	ENCD_PHASE_LOCAL_BARRIER,
+};
+
+enum encd_msg_type {
+	ENCD_MSG_HELLO = 1,
+	ENCD_MSG_PEERS,
+	ENCD_MSG_SIGNATURE,
+	ENCD_MSG_UNIQUE_ID,
+	ENCD_MSG_RING,
+	ENCD_MSG_BARRIER,
+};
+
+enum {
+	ENCD_A_GCOMM_UNSPEC,
+	ENCD_A_GCOMM_PAD,
+	ENCD_A_GCOMM_NEC_DEV,
+	ENCD_A_GCOMM_CTX,
+	ENCD_A_GCOMM_SERIAL,
+	ENCD_A_GCOMM_G_DEVICE_ID,
+	ENCD_A_GCOMM_G_DEVICE_CNT,
+	ENCD_A_GCOMM_VTPB_IDX,
+	ENCD_A_GCOMM_MLA_IDX,
+	ENCD_A_GCOMM_HOST_DEVICE_ID,
+	ENCD_A_GCOMM_ROUTING_ID,
+	ENCD_A_GCOMM_VIRTUAL_SERVER_ID,
+	ENCD_A_GCOMM_POD_TYPE,
+	ENCD_A_GCOMM_POD_NODE_ID,
+	ENCD_A_GCOMM_POD_SZ,
+	ENCD_A_GCOMM_RESERVATION_ID,
+	ENCD_A_GCOMM_ROOT_COMM_ID,
+	ENCD_A_GCOMM_CHECK_SIGS,
+	ENCD_A_GCOMM_HOLDERS,
+	ENCD_A_GCOMM_STATE,
+	ENCD_A_GCOMM_CREATED,
+	ENCD_A_GCOMM_NETNS_INO,
+	ENCD_A_GCOMM_PHASE,
+	ENCD_A_GCOMM_ERROR,
+
+	__ENCD_A_GCOMM_MAX,
+	ENCD_A_GCOMM_MAX = (__ENCD_A_GCOMM_MAX - 1)
+};
+
+enum {
+	ENCD_A_PHASE_UNSPEC,
+	ENCD_A_PHASE_PAD,
+	ENCD_A_PHASE_ID,
+	ENCD_A_PHASE_START,
+	ENCD_A_PHASE_DURATION,
+
+	__ENCD_A_PHASE_MAX,
+	ENCD_A_PHASE_MAX = (__ENCD_A_PHASE_MAX - 1)
+};
+
+enum {
+	ENCD_A_COUNTER_UNSPEC,
+	ENCD_A_COUNTER_PAD,
+	ENCD_A_COUNTER_TYPE,
+	ENCD_A_COUNTER_SIZE,
+	ENCD_A_COUNTER_TX,
+	ENCD_A_COUNTER_RX,
+
+	__ENCD_A_COUNTER_MAX,
+	ENCD_A_COUNTER_MAX = (__ENCD_A_COUNTER_MAX - 1)
+};
+
+enum {
+	ENCD_A_ERROR_UNSPEC,
+	ENCD_A_ERROR_ERRNO,
+	ENCD_A_ERROR_MSG,
+	ENCD_A_ERROR_PHASE,
+	ENCD_A_ERROR_PEER_RANK,
+	ENCD_A_ERROR_PEER_G_DEVICE_ID,
+	ENCD_A_ERROR_GROUP_ID,
+	ENCD_A_ERROR_LOCAL_SIG,
+	ENCD_A_ERROR_PEER_SIG,
+
+	__ENCD_A_ERROR_MAX,
+	ENCD_A_ERROR_MAX = (__ENCD_A_ERROR_MAX - 1)
+};
+
+enum {
+	ENCD_A_NODE_UNSPEC,
+	ENCD_A_NODE_PAD,
+	ENCD_A_NODE_NEC_DEV,
+	ENCD_A_NODE_CTX,
+	ENCD_A_NODE_STREAM,
+	ENCD_A_NODE_GCOMM_SERIAL,
+	ENCD_A_NODE_PARTICIPANTS,
+	ENCD_A_NODE_RANK,
+	ENCD_A_NODE_RANK_N,
+	ENCD_A_NODE_REFCNT,
+	ENCD_A_NODE_STATE,
+	ENCD_A_NODE_GLOBAL,
+	ENCD_A_NODE_GROUPS,
+	ENCD_A_NODE_PHASE,
+	ENCD_A_NODE_COUNTER,
+	ENCD_A_NODE_ERROR,
+
+	__ENCD_A_NODE_MAX,
+	ENCD_A_NODE_MAX = (__ENCD_A_NODE_MAX - 1)
+};
+
+enum {
+	ENCD_A_TOPO_UNSPEC,
+	ENCD_A_TOPO_PAD,
+	ENCD_A_TOPO_NUM_VCORES,
+	ENCD_A_TOPO_POD_TYPE,
+	ENCD_A_TOPO_POD_NODE_ID,
+	ENCD_A_TOPO_POD_SZ,
+	ENCD_A_TOPO_RESERVATION_ID,
+	ENCD_A_TOPO_VIRTUAL_SERVER_SIZE,
+
+	__ENCD_A_TOPO_MAX,
+	ENCD_A_TOPO_MAX = (__ENCD_A_TOPO_MAX - 1)
+};
+
+enum {
+	ENCD_A_VCORE_UNSPEC,
+	ENCD_A_VCORE_VNC,
+	ENCD_A_VCORE_NEC_DEV,
+	ENCD_A_VCORE_MLA_IDX,
+	ENCD_A_VCORE_HOST_DEVICE_ID,
+	ENCD_A_VCORE_ROUTING_ID,
+	ENCD_A_VCORE_VTPB_IDX,
+
+	__ENCD_A_VCORE_MAX,
+	ENCD_A_VCORE_MAX = (__ENCD_A_VCORE_MAX - 1)
+};
+
+enum encd_nl_cmd {
+	ENCD_NL_CMD_UNSPEC,
+	ENCD_NL_CMD_GCOMM_GET,
+	ENCD_NL_CMD_GCOMM_ADD_NTF,
+	ENCD_NL_CMD_GCOMM_DEL_NTF,
+	ENCD_NL_CMD_NODE_GET,
+	ENCD_NL_CMD_WORLD_FORMED_NTF,
+	ENCD_NL_CMD_WORLD_FAILED_NTF,
+	ENCD_NL_CMD_SIG_MISMATCH_NTF,
+	ENCD_NL_CMD_NODE_DEL_NTF,
+	ENCD_NL_CMD_TOPO_GET,
+	ENCD_NL_CMD_TOPO_SET,
+	ENCD_NL_CMD_VCORE_GET,
+
+	__ENCD_NL_CMD_MAX,
+	ENCD_NL_CMD_MAX = (__ENCD_NL_CMD_MAX - 1)
+};
+
+/*
+ * Bootstrap
+ * ---------
+ * A global comm becomes a *world* when ENCD_IOC_SETUP_GLOBAL_COMM forms it
+ * (the seed's enc_setup_global_comm): the rank with g_device_id 0 listens on
+ * root_comm_id ("a.b.c.d:port", "[v6]:port" or "localhost:port"), every rank
+ * connects there, and once all g_device_cnt ranks have arrived each one gets
+ * the peer table; then the global replica group (all ranks, in order) gets
+ * its comm node through get_nccl_comm (Documentation/bootstrap.rst). All of
+ * it runs on kernel TCP sockets in the network namespace of the caller. The
+ * world belongs to the file that formed it: closing that file (or releasing
+ * its hold on the comm) closes the world's sockets, and its peers see the
+ * connections drop. Every operation ends by a deadline: @timeout_ms, or the
+ * module parameter bootstrap_timeout_ms (default 60000) when 0; a signal
+ * ends it too (EINTR).
+ *
+ * Errors of the bootstrap commands, besides those of every command:
+ *   ETIMEDOUT  the deadline passed; the sentence says what was awaited
+ *              (for the root: which ranks never arrived).
+ *   EINTR      a signal.
+ *   EBADE      "mismatched collectives between the peers": a group's
+ *              signatures differ across ranks (only with check_sigs). Every
+ *              rank of the group fails; the rank that saw the differing
+ *              child names it, with both digests (and ENCD_IOC_NODE_INFO
+ *              reports it).
+ *   EINVAL     root_comm_id unusable, a rank the root refused (the root's
+ *              sentence: world size differs, id out of range or taken).
+ *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE: a peer vanished or broke
+ *              the protocol; the sentence names it.
+ *   EBUSY      the world was formed by another file.
+ *
+ * Message counters: each comm node counts the messages it sent (tx) and
+ * received (rx) by type (enum encd_msg_type) and size: signature validation
+ * is 17 bytes (a 16-byte signature and an ok byte), the unique id 129 bytes
+ * (128 and the root's verdict), the ring proof 128 bytes, a barrier round 4.
+ */
+
+/* The world's own replica group, in group_id fields. */
+#define ENCD_GROUP_GLOBAL	0xffffffffU
+
+/* out_flags of SETUP_GLOBAL_COMM */
+#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
+
+/* The phases of a bootstrap, as indices of phase_ns arrays. */
+enum {
+	ENCD_PH_RENDEZVOUS = 0,
+	ENCD_PH_VALIDATE,
+	ENCD_PH_BROADCAST,
+	ENCD_PH_COMM_INIT,	/* ring proof and local barrier */
+	ENCD_PH_N
+};
+
+/**
+ * struct encd_setup_global_comm - ENCD_IOC_SETUP_GLOBAL_COMM
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS; this fd must hold the comm
+ * @timeout_ms: the deadline of the formation, 0 for the module's default
+ * @rank: out: this rank in the world (its g_device_id)
+ * @rank_n: out: the world size
+ * @out_flags: out: ENCD_SETUP_OUT_FORMED
+ * @__reserved: must be 0
+ * @phase_ns: out: how long each phase of the formation took, ENCD_PH_*
+ *
+ * Idempotent: once the world is formed the call only reports it.
+ */
+struct encd_setup_global_comm {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 timeout_ms;
+	__u32 rank;
+	__u32 rank_n;
+	__u32 out_flags;
+	__u32 __reserved;
+	__aligned_u64 phase_ns[ENCD_PH_N];
+};
+#define ENCD_IOC_SETUP_GLOBAL_COMM	_IO(ENCD_TYPE, ENCD_CMD_SETUP_GLOBAL_COMM)
+
+/**
+ * struct encd_init_replica_groups - ENCD_IOC_INIT_REPLICA_GROUPS
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @timeout_ms: the deadline of each group's bootstrap, 0 for the default
+ * @n_groups: out: replica groups brought up
+ * @n_new: out: of those, how many bootstrapped a new comm node
+ * @n_hits: out: how many found theirs in the pool
+ * @__reserved: must be 0
+ *
+ * The seed's enc_init_replica_groups: for this fd's program on the core
+ * (signed now if it never was, then sealed: PARSE -> LOADED), get_nccl_comm
+ * for every replica group in program order, on the group's stream, keyed by
+ * its bootstrap_participants. A group with ops becomes its comm's op target;
+ * one without still has the comm for barriers. The world must be set up.
+ */
+struct encd_init_replica_groups {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 timeout_ms;
+	__u32 n_groups;
+	__u32 n_new;
+	__u32 n_hits;
+	__u32 __reserved;
+};
+#define ENCD_IOC_INIT_REPLICA_GROUPS	_IO(ENCD_TYPE, ENCD_CMD_INIT_REPLICA_GROUPS)
+
+/* head.flags of COMM_BARRIER: the group's ranks on this host only */
+#define ENCD_BARRIER_LOCAL	(1U << 0)
+
+/**
+ * struct encd_comm_barrier - ENCD_IOC_COMM_BARRIER
+ * @head: flags: ENCD_BARRIER_LOCAL
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @group_id: a replica group with a comm, or ENCD_GROUP_GLOBAL
+ * @timeout_ms: the deadline, 0 for the default
+ * @duration_ns: out: how long the barrier took
+ *
+ * Without flags: a dissemination barrier over the group's comm (ceil(log2
+ * n) rounds). With ENCD_BARRIER_LOCAL: the comm's local barrier, which the
+ * group's ranks on this host share.
+ */
+struct encd_comm_barrier {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 group_id;
+	__u32 timeout_ms;
+	__aligned_u64 duration_ns;
+};
+#define ENCD_IOC_COMM_BARRIER		_IO(ENCD_TYPE, ENCD_CMD_COMM_BARRIER)
+
+#define ENCD_NODE_COUNTERS_MAX	16
+
+/**
+ * struct encd_msg_counter - messages of one type and size
+ * @type: enum encd_msg_type
+ * @size: payload bytes
+ * @tx: sent
+ * @rx: received
+ */
+struct encd_msg_counter {
+	__u32 type;
+	__u32 size;
+	__aligned_u64 tx;
+	__aligned_u64 rx;
+};
+
+/* out_flags of NODE_INFO */
+#define ENCD_NODE_OUT_GLOBAL	(1U << 0)	/* the world's own node */
+#define ENCD_NODE_OUT_BOUND	(1U << 1)	/* the group has ops on it */
+
+/**
+ * struct encd_mismatch - the signature mismatch this rank saw, if any
+ * @valid: 1 when this rank recorded one
+ * @group_id: the group (ENCD_GROUP_GLOBAL: the world's)
+ * @child_rank: the bootstrap rank whose signature differed from this one's
+ * @child_g_device_id: its global device id
+ * @local_sig: this rank's signature of the group
+ * @child_sig: the child's
+ */
+struct encd_mismatch {
+	__u32 valid;
+	__u32 group_id;
+	__u32 child_rank;
+	__u32 child_g_device_id;
+	__u8 local_sig[16];
+	__u8 child_sig[16];
+};
+
+/**
+ * struct encd_node_info - ENCD_IOC_NODE_INFO
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @group_id: a replica group with a comm, or ENCD_GROUP_GLOBAL
+ * @rank: out: the bootstrap rank in the comm
+ * @rank_n: out: ranks in the comm
+ * @stream_id: out: its pool's stream
+ * @refcnt: out: references to the node (the groups and the world using it)
+ * @state: out: enum encd_node_state
+ * @local_n: out: the comm's ranks on this host
+ * @groups: out: bit mask of the replica groups bound to the node
+ * @out_flags: out: ENCD_NODE_OUT_*
+ * @n_counters: out: entries of @counters in use
+ * @hits: out: pool lookups that found this node
+ * @rendezvous_ns: out: the world's rendezvous time
+ * @phase_ns: out: validation, broadcast, ring proof, local barrier times
+ * @counters: out: the node's message counters
+ * @mismatch: out: the last signature mismatch this rank recorded
+ *
+ * The unique id is never shown.
+ */
+struct encd_node_info {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 group_id;
+	__u32 rank;
+	__u32 rank_n;
+	__u32 stream_id;
+	__u32 refcnt;
+	__u32 state;
+	__u32 local_n;
+	__u32 groups;
+	__u32 out_flags;
+	__u32 n_counters;
+	__aligned_u64 hits;
+	__aligned_u64 rendezvous_ns;
+	__aligned_u64 phase_ns[4];
+	struct encd_msg_counter counters[ENCD_NODE_COUNTERS_MAX];
+	struct encd_mismatch mismatch;
+};
+#define ENCD_IOC_NODE_INFO		_IO(ENCD_TYPE, ENCD_CMD_NODE_INFO)
 
 #endif /* _UAPI_LINUX_ENCD_H */
