@@ -154,6 +154,11 @@ static inline int encd_host_params_reset(void)
 	return 0;
 }
 
+/*
+ * The harness's ASSERT_*() expand to two statements (the check, then an
+ * optional handler): under a for or an if they need braces.
+ */
+
 /* @expr (an encd_* call) succeeds; the kernel's sentence is logged if not. */
 #define test_cmd(expr)							\
 	ASSERT_EQ(0, expr) {						\
@@ -170,8 +175,9 @@ static inline int encd_host_params_reset(void)
 		ASSERT_EQ(_errno, expr) {				\
 			TH_LOG("%s: %s", #expr, encd_msg);		\
 		}							\
-		if (__msg)						\
+		if (__msg) {					\
 			ASSERT_STREQ(__msg, encd_msg);			\
+		}							\
 	} while (0)
 
 /* As test_err(), for a sentence the seed gives only the start of. */

@@ -70,8 +70,9 @@ TEST_F(gcomm, build_creates_comm_with_the_seed_identity)
 	ASSERT_EQ(0, hdr.__pad0);
 	ASSERT_EQ(0, hdr.__pad2);
 	pad = hdr.__pad1;
-	for (i = 0; i < sizeof(hdr.__pad1); i++)
+	for (i = 0; i < sizeof(hdr.__pad1); i++) {
 		ASSERT_EQ(0, pad[i]);
+	}
 }
 
 TEST_F(gcomm, build_without_check_sigs_records_it_off)

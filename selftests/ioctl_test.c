@@ -170,11 +170,13 @@ TEST_F(ioctl, a_longer_struct_with_a_zero_tail_is_accepted)
 		ASSERT_EQ(0, encd_cmd(self->fd, c->cmd, arg, c->size + 64)) {
 			TH_LOG("%s: %s", c->name, encd_msg);
 		}
-		if (c->cmd == ENCD_IOC_VERSION)
+		if (c->cmd == ENCD_IOC_VERSION) {
 			ASSERT_EQ(ENCD_API_VERSION, ((struct encd_version *)arg)->api_version);
+		}
 		/* the answer stops where the kernel's struct does */
-		for (i = c->size; i < c->size + 64; i++)
+		for (i = c->size; i < c->size + 64; i++) {
 			ASSERT_EQ(0, arg[i]);
+		}
 	}
 	/* BUILD made the comm that GET read and RELEASE destroyed */
 	test_err(ENOENT, NULL, encd_get(self->fd, 1, 0, NULL));

@@ -60,8 +60,9 @@ static void run_racers(struct __test_metadata *_metadata, struct racer *r, int n
 		r[i].start = &start;
 		ASSERT_EQ(0, pthread_create(&r[i].thread, NULL, race_build, &r[i]));
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ASSERT_EQ(0, pthread_join(r[i].thread, NULL));
+	}
 	pthread_barrier_destroy(&start);
 }
 
@@ -151,6 +152,7 @@ TEST_F(race, racing_build_and_validate_make_exactly_one_comm)
 
 TEST_F(race, racing_worlds_let_exactly_one_world_win)
 {
+	const char *seed = "NRT has already been setup with a collectives world size of";
 	struct encd_glb_comm_header hdr;
 	int i;
 
@@ -164,9 +166,7 @@ TEST_F(race, racing_worlds_let_exactly_one_world_win)
 		if (self->r[i].world == hdr.g_device_cnt)
 			continue;
 		ASSERT_EQ(EINVAL, self->r[i].err);
-		ASSERT_EQ(0, strncmp(self->r[i].msg,
-				     "NRT has already been setup with a collectives world size of",
-				     59)) {
+		ASSERT_EQ(0, strncmp(self->r[i].msg, seed, strlen(seed))) {
 			TH_LOG("racer %d: %s", i, self->r[i].msg);
 		}
 	}
@@ -192,8 +192,9 @@ TEST_F(race, racing_on_many_cores_makes_one_comm_per_core)
 	for (j = 0; j < 8; j++) {
 		ASSERT_EQ(1, created[j]);
 		ASSERT_NE(0, serials[j]);
-		if (j)
+		if (j) {
 			ASSERT_NE(serials[j - 1], serials[j]);
+		}
 	}
 }
 
@@ -207,8 +208,9 @@ TEST_F(race, the_comm_dies_when_the_last_racer_closes)
 			close(self->r[i].fd);
 		self->r[i].fd = self->fd;
 	}
-	if (variant->shared_fd)
+	if (variant->shared_fd) {
 		test_cmd(encd_release(self->fd, 7, 0));
+	}
 	test_err(ENOENT, NULL, encd_get(self->fd, 7, 0, NULL));
 }
 
@@ -329,8 +331,9 @@ TEST_F(procs, racing_processes_share_exactly_one_comm)
 		ASSERT_EQ(hdr.serial, self->shm->res[i].serial);
 		created += !!(self->shm->res[i].out_flags & ENCD_GCOMM_OUT_CREATED);
 	}
-	if (!variant->libenc)
+	if (!variant->libenc) {
 		ASSERT_EQ(1, created);
+	}
 
 	/* every holder exited: the comm is gone */
 	test_err(ENOENT, NULL, encd_get(self->probe, 9, 0, NULL));

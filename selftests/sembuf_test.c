@@ -43,12 +43,14 @@ static void check_values(struct __test_metadata *_metadata, const __u32 *v, size
 
 	ASSERT_EQ(ENCD_SEM_VALUES_HEADER, v[0]);
 	ASSERT_EQ(0x10000, v[0]);
-	for (n = 1; n < ENCD_SEM_VALUES_N; n++)
+	for (n = 1; n < ENCD_SEM_VALUES_N; n++) {
 		ASSERT_EQ(n, v[n]);
-	for (n = ENCD_SEM_VALUES_N; n < page / sizeof(*v); n++)
+	}
+	for (n = ENCD_SEM_VALUES_N; n < page / sizeof(*v); n++) {
 		ASSERT_EQ(0, v[n]) {
 			TH_LOG("value %zu", n);
 		}
+	}
 }
 
 static __u32 *map(FIXTURE_DATA(sembuf) *self, int prot, int flags)
