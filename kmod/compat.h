@@ -21,4 +21,19 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 }
 #endif
 
+/*
+ * The attributes of a dump request: since 6.6 dumps get a struct genl_info,
+ * before that a struct genl_dumpit_info with the attributes alone.
+ */
+#include <net/genetlink.h>
+
+static inline struct nlattr **enc_genl_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_info_dump(cb)->attrs;
+#endif
+}
+
 #endif /* _ENCD_COMPAT_H */

@@ -11,9 +11,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/mm.h>
+#include <linux/nsproxy.h>
+#include <net/net_namespace.h>
 
 #include "cdev.h"
 #include "gcomm.h"
+#include "netlink.h"
 #include "registry.h"
 #include "sembuf.h"
 #include "topology.h"
@@ -30,6 +33,7 @@ static void gcomm_release(struct kref *ref)
 	struct enc_glb_comm *g = container_of(ref, struct enc_glb_comm, ref);
 
 	enc_sembuf_free(g->sem_page);
+	put_net(g->net);
 	call_rcu(&g->rcu, gcomm_free_rcu);
 }
 
@@ -59,8 +63,10 @@ void enc_glb_comm_unhold(u32 nec_dev, u32 ctx_id)
 
 	mutex_lock(lock);
 	g = encd_peek_global_comm(nec_dev, ctx_id);
-	if (!WARN_ON(!g) && atomic_dec_and_test(&g->holders))
+	if (!WARN_ON(!g) && atomic_dec_and_test(&g->holders)) {
+		enc_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_DEL_NTF, g);
 		encd_clear_global_comm(nec_dev, ctx_id, g);
+	}
 	mutex_unlock(lock);
 }
 
@@ -125,6 +131,8 @@ static struct enc_glb_comm *gcomm_create(struct encd_ucmd *ucmd, const struct en
 	}
 	kref_init(&g->ref);
 	atomic_set(&g->holders, 1);
+	g->net = get_net(current->nsproxy->net_ns);
+	g->created_ns = ktime_get_boottime_ns();
 
 	if (host->virtual_server_size) {
 		if (a->g_device_cnt % host->virtual_server_size) {
@@ -224,6 +232,7 @@ int enc_init_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
 	encd_set_global_comm(vcore.nec_dev_id, a->ctx_id, g);
 	*gp = enc_glb_comm_get(g);
 	*created = true;
+	enc_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_ADD_NTF, g);
 	pr_debug("global comm %llu: core %u ctx %u rank %u of %u\n", g->serial,
 		 vcore.nec_dev_id, a->ctx_id, g->g_device_id, g->g_device_cnt);
 out:

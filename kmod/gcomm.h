@@ -8,6 +8,7 @@
 #include <linux/encd.h>
 
 struct encd_ucmd;
+struct net;
 struct page;
 
 /*
@@ -35,6 +36,8 @@ struct enc_glb_comm {
 	bool check_sigs;
 	char root_comm_id[ENCD_ROOT_COMM_ID_MAX];
 	u64 serial;
+	struct net *net;	/* the builder's, counted: netlink shows the comm there */
+	u64 created_ns;		/* CLOCK_BOOTTIME */
 
 	/* The semaphore-increment value buffer: one page, see sembuf.c. */
 	struct page *sem_page;

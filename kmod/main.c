@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "cdev.h"
+#include "netlink.h"
 #include "registry.h"
 #include "signature.h"
 #include "topology.h"
@@ -26,13 +27,22 @@ static int __init encd_init(void)
 	err = enc_signature_init();
 	if (err)
 		goto err_registry;
-	err = enc_cdev_init();
+	/*
+	 * Before /dev/encd: building a comm multicasts an event, which needs
+	 * the family registered; a dump that comes first finds no comm.
+	 */
+	err = enc_netlink_init();
 	if (err)
 		goto err_signature;
+	err = enc_cdev_init();
+	if (err)
+		goto err_netlink;
 
 	pr_info("loaded, %u virtual NeuronCores\n", enc_topology_num_vcores());
 	return 0;
 
+err_netlink:
+	enc_netlink_exit();
 err_signature:
 	enc_signature_exit();
 err_registry:
@@ -43,6 +53,7 @@ err_registry:
 static void __exit encd_exit(void)
 {
 	enc_cdev_exit();
+	enc_netlink_exit();
 	enc_signature_exit();
 	/* Comms are freed after an RCU grace period: wait for them. */
 	rcu_barrier();

@@ -83,6 +83,27 @@ void enc_topology_get_host(struct enc_host_topology *host)
 	kernel_param_unlock(THIS_MODULE);
 }
 
+/*
+ * The fields in @which change together, under the same lock as the
+ * parameters' sysfs files, so a comm being built sees all of a change or
+ * none of it.
+ */
+void enc_topology_set_host(const struct enc_host_topology *host, unsigned int which)
+{
+	kernel_param_lock(THIS_MODULE);
+	if (which & ENC_TOPO_POD_TYPE)
+		pod_type = host->pod_type;
+	if (which & ENC_TOPO_POD_NODE_ID)
+		pod_node_id = host->pod_node_id;
+	if (which & ENC_TOPO_POD_SZ)
+		pod_sz = host->pod_sz;
+	if (which & ENC_TOPO_RESERVATION_ID)
+		reservation_id = host->reservation_id;
+	if (which & ENC_TOPO_VIRTUAL_SERVER_SIZE)
+		virtual_server_size = host->virtual_server_size;
+	kernel_param_unlock(THIS_MODULE);
+}
+
 int enc_topology_init(void)
 {
 	if (num_vcores < 1 || num_vcores > ENCD_NEC_MAX_DEVICES) {
