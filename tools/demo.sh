@@ -8,13 +8,14 @@
 #
 #   demo.sh [ENCD_KO [BUILD_DIR]]
 #
-# ENCD_KO defaults to BUILD_DIR/<running kernel>/kmod/encd.ko, BUILD_DIR to
-# build/ of this checkout.
+# ENCD_KO defaults to $ENCD_KO from the environment, else to
+# BUILD_DIR/<running kernel>/kmod/encd.ko; BUILD_DIR to build/ of this
+# checkout. An encd already loaded is reloaded with the pod's parameters.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${2:-$top/build}
-ko=${1:-$build/$(uname -r)/kmod/encd.ko}
+ko=${1:-${ENCD_KO:-$build/$(uname -r)/kmod/encd.ko}}
 demo=$build/tools/gcomm-demo
 
 # insmod here would load encd into whatever kernel runs this: only the VM's.
