@@ -454,13 +454,23 @@ struct closing_racer {
 	pthread_t thread;
 	volatile bool *stop;
 	int bad;	/* a status other than success, CLOSED or no comm */
+	NRT_STATUS last_bad;
+	char msg[ENC_ERR_MAX];
 };
+
+static void closing_check(struct closing_racer *r, NRT_STATUS st)
+{
+	if (st == NRT_SUCCESS || st == NRT_CLOSED || st == NRT_INVALID)
+		return;
+	r->bad++;
+	r->last_bad = st;
+	snprintf(r->msg, sizeof(r->msg), "%s", enc_last_error());
+}
 
 static void *use_while_closing(void *arg)
 {
 	struct closing_racer *r = arg;
 	const uint32_t *buf;
-	NRT_STATUS st;
 	uint32_t id, cnt;
 	size_t size;
 
@@ -469,12 +479,8 @@ static void *use_while_closing(void *arg)
 	 * soon as it is handed out, so reading it here would be the test's bug.
 	 */
 	while (!*r->stop) {
-		st = enc_get_glb_device_id_and_cnt(10, 0, &id, &cnt);
-		if (st != NRT_SUCCESS && st != NRT_CLOSED && st != NRT_INVALID)
-			r->bad++;
-		st = enc_map_sem_values(10, 0, &buf, &size);
-		if (st != NRT_SUCCESS && st != NRT_CLOSED && st != NRT_INVALID)
-			r->bad++;
+		closing_check(r, enc_get_glb_device_id_and_cnt(10, 0, &id, &cnt));
+		closing_check(r, enc_map_sem_values(10, 0, &buf, &size));
 	}
 	return NULL;
 }
@@ -486,6 +492,8 @@ TEST_F(libenc, destroy_while_other_threads_call_is_safe)
 	volatile bool stop = false;
 	int i, round;
 
+	/* open before the threads start: they may see it closed, never uninitialized */
+	test_nrt_ok(enc_init());
 	for (i = 0; i < 4; i++) {
 		r[i] = (struct closing_racer) { .stop = &stop };
 		ASSERT_EQ(0, pthread_create(&r[i].thread, NULL, use_while_closing, &r[i]));
@@ -498,7 +506,10 @@ TEST_F(libenc, destroy_while_other_threads_call_is_safe)
 	stop = true;
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, pthread_join(r[i].thread, NULL));
-		ASSERT_EQ(0, r[i].bad);
+		ASSERT_EQ(0, r[i].bad) {
+			TH_LOG("thread %d: %d times %s, last: %s", i, r[i].bad,
+			       enc_status_name(r[i].last_bad), r[i].msg);
+		}
 	}
 	test_err(ENOENT, NULL, encd_get(self->probe, 10, 0, NULL));
 }
