@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "bootstrap.h"
 #include "cdev.h"
 #include "gcomm.h"
 #include "program.h"
@@ -178,6 +179,7 @@ static int encd_ioctl_release(struct encd_ucmd *ucmd)
 		return encd_fail(ucmd, -ENOENT,
 				 "This file does not hold the global comm of core %u context %u",
 				 cmd->vnc, cmd->ctx_id);
+	enc_bootstrap_release(file, vcore.nec_dev_id, cmd->ctx_id);
 	enc_glb_comm_unhold(vcore.nec_dev_id, cmd->ctx_id);
 	return 0;
 }
@@ -218,6 +220,14 @@ static const struct encd_ioctl_op encd_ioctl_ops[] = {
 		 struct encd_program_get_signatures, n_stps, 0),
 	IOCTL_OP(ENCD_IOC_PROGRAM_SEAL, enc_program_ioctl_seal, struct encd_program_seal,
 		 ctx_id, 0),
+	IOCTL_OP(ENCD_IOC_SETUP_GLOBAL_COMM, enc_bootstrap_ioctl_setup,
+		 struct encd_setup_global_comm, phase_ns, 0),
+	IOCTL_OP(ENCD_IOC_INIT_REPLICA_GROUPS, enc_bootstrap_ioctl_init_groups,
+		 struct encd_init_replica_groups, __reserved, 0),
+	IOCTL_OP(ENCD_IOC_COMM_BARRIER, enc_bootstrap_ioctl_barrier, struct encd_comm_barrier,
+		 duration_ns, ENCD_BARRIER_LOCAL),
+	IOCTL_OP(ENCD_IOC_NODE_INFO, enc_bootstrap_ioctl_node_info, struct encd_node_info,
+		 mismatch, 0),
 };
 
 static long encd_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -285,8 +295,10 @@ static int encd_fops_release(struct inode *inode, struct file *filp)
 
 	/* The last reference to the file is gone: nobody else can touch it. */
 	enc_program_release_file(file);
-	for_each_set_bit(slot, file->held, ENCD_SLOTS)
+	for_each_set_bit(slot, file->held, ENCD_SLOTS) {
+		enc_bootstrap_release(file, slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
 		enc_glb_comm_unhold(slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
+	}
 	mutex_destroy(&file->lock);
 	kvfree(file);
 	return 0;

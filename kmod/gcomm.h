@@ -8,6 +8,7 @@
 #include <linux/encd.h>
 
 struct encd_ucmd;
+struct enc_world;
 struct net;
 struct page;
 
@@ -49,6 +50,8 @@ struct enc_glb_comm {
 	 */
 	atomic_t holders;
 	u32 state;		/* enum encd_gcomm_state, READ_ONCE */
+	/* The world formed on it (bootstrap.c), under encd_setup_mutex() */
+	struct enc_world *world;
 };
 
 /* What BUILD and VALIDATE are asked for. */

@@ -8,6 +8,7 @@
  */
 #include <linux/module.h>
 
+#include "bootstrap.h"
 #include "cdev.h"
 #include "netlink.h"
 #include "registry.h"
@@ -34,13 +35,18 @@ static int __init encd_init(void)
 	err = enc_netlink_init();
 	if (err)
 		goto err_signature;
-	err = enc_cdev_init();
+	err = enc_bootstrap_init();
 	if (err)
 		goto err_netlink;
+	err = enc_cdev_init();
+	if (err)
+		goto err_bootstrap;
 
 	pr_info("loaded, %u virtual NeuronCores\n", enc_topology_num_vcores());
 	return 0;
 
+err_bootstrap:
+	enc_bootstrap_exit();
 err_netlink:
 	enc_netlink_exit();
 err_signature:
@@ -53,6 +59,7 @@ err_registry:
 static void __exit encd_exit(void)
 {
 	enc_cdev_exit();
+	enc_bootstrap_exit();
 	enc_netlink_exit();
 	enc_signature_exit();
 	/* Comms are freed after an RCU grace period: wait for them. */

@@ -9,6 +9,11 @@
 
 #include "encctl.h"
 
-#define ENCCTL_COMMANDS	/* filled in as objects are added */
+extern const struct encctl_cmd encctl_cmd_world;
+extern const struct encctl_cmd encctl_cmd_program;
+
+#define ENCCTL_COMMANDS	\
+	&encctl_cmd_world,	\
+	&encctl_cmd_program,
 
 #endif /* _ENCCTL_COMMANDS_H */

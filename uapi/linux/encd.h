@@ -173,6 +173,10 @@ enum {
 	ENCD_CMD_PROGRAM_SIGN,
 	ENCD_CMD_PROGRAM_GET_SIGNATURES,
 	ENCD_CMD_PROGRAM_SEAL,
+	ENCD_CMD_SETUP_GLOBAL_COMM,
+	ENCD_CMD_INIT_REPLICA_GROUPS,
+	ENCD_CMD_COMM_BARRIER,
+	ENCD_CMD_NODE_INFO,
 };
 
 /**
@@ -841,5 +845,222 @@ enum encd_nl_cmd {
 	__ENCD_NL_CMD_MAX,
 	ENCD_NL_CMD_MAX = (__ENCD_NL_CMD_MAX - 1)
 };
+
+/*
+ * Bootstrap
+ * ---------
+ * A global comm becomes a *world* when ENCD_IOC_SETUP_GLOBAL_COMM forms it
+ * (the seed's enc_setup_global_comm): the rank with g_device_id 0 listens on
+ * root_comm_id ("a.b.c.d:port", "[v6]:port" or "localhost:port"), every rank
+ * connects there, and once all g_device_cnt ranks have arrived each one gets
+ * the peer table; then the global replica group (all ranks, in order) gets
+ * its comm node through get_nccl_comm (Documentation/bootstrap.rst). All of
+ * it runs on kernel TCP sockets in the network namespace of the caller. The
+ * world belongs to the file that formed it: closing that file (or releasing
+ * its hold on the comm) closes the world's sockets, and its peers see the
+ * connections drop. Every operation ends by a deadline: @timeout_ms, or the
+ * module parameter bootstrap_timeout_ms (default 60000) when 0; a signal
+ * ends it too (EINTR).
+ *
+ * Errors of the bootstrap commands, besides those of every command:
+ *   ETIMEDOUT  the deadline passed; the sentence says what was awaited
+ *              (for the root: which ranks never arrived).
+ *   EINTR      a signal.
+ *   EBADE      "mismatched collectives between the peers": a group's
+ *              signatures differ across ranks (only with check_sigs). Every
+ *              rank of the group fails; the rank that saw the differing
+ *              child names it, with both digests (and ENCD_IOC_NODE_INFO
+ *              reports it).
+ *   EINVAL     root_comm_id unusable, a rank the root refused (the root's
+ *              sentence: world size differs, id out of range or taken).
+ *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE: a peer vanished or broke
+ *              the protocol; the sentence names it.
+ *   EBUSY      the world was formed by another file.
+ *
+ * Message counters: each comm node counts the messages it sent (tx) and
+ * received (rx) by type (enum encd_msg_type) and size: signature validation
+ * is 17 bytes (a 16-byte signature and an ok byte), the unique id 129 bytes
+ * (128 and the root's verdict), the ring proof 128 bytes, a barrier round 4.
+ */
+
+/* The world's own replica group, in group_id fields. */
+#define ENCD_GROUP_GLOBAL	0xffffffffU
+
+/* out_flags of SETUP_GLOBAL_COMM */
+#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
+
+/* The phases of a bootstrap, as indices of phase_ns arrays. */
+enum {
+	ENCD_PH_RENDEZVOUS = 0,
+	ENCD_PH_VALIDATE,
+	ENCD_PH_BROADCAST,
+	ENCD_PH_COMM_INIT,	/* ring proof and local barrier */
+	ENCD_PH_N
+};
+
+/**
+ * struct encd_setup_global_comm - ENCD_IOC_SETUP_GLOBAL_COMM
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS; this fd must hold the comm
+ * @timeout_ms: the deadline of the formation, 0 for the module's default
+ * @rank: out: this rank in the world (its g_device_id)
+ * @rank_n: out: the world size
+ * @out_flags: out: ENCD_SETUP_OUT_FORMED
+ * @__reserved: must be 0
+ * @phase_ns: out: how long each phase of the formation took, ENCD_PH_*
+ *
+ * Idempotent: once the world is formed the call only reports it.
+ */
+struct encd_setup_global_comm {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 timeout_ms;
+	__u32 rank;
+	__u32 rank_n;
+	__u32 out_flags;
+	__u32 __reserved;
+	__aligned_u64 phase_ns[ENCD_PH_N];
+};
+#define ENCD_IOC_SETUP_GLOBAL_COMM	_IO(ENCD_TYPE, ENCD_CMD_SETUP_GLOBAL_COMM)
+
+/**
+ * struct encd_init_replica_groups - ENCD_IOC_INIT_REPLICA_GROUPS
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @timeout_ms: the deadline of each group's bootstrap, 0 for the default
+ * @n_groups: out: replica groups brought up
+ * @n_new: out: of those, how many bootstrapped a new comm node
+ * @n_hits: out: how many found theirs in the pool
+ * @__reserved: must be 0
+ *
+ * The seed's enc_init_replica_groups: for this fd's program on the core
+ * (signed now if it never was, then sealed: PARSE -> LOADED), get_nccl_comm
+ * for every replica group in program order, on the group's stream, keyed by
+ * its bootstrap_participants. A group with ops becomes its comm's op target;
+ * one without still has the comm for barriers. The world must be set up.
+ */
+struct encd_init_replica_groups {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 timeout_ms;
+	__u32 n_groups;
+	__u32 n_new;
+	__u32 n_hits;
+	__u32 __reserved;
+};
+#define ENCD_IOC_INIT_REPLICA_GROUPS	_IO(ENCD_TYPE, ENCD_CMD_INIT_REPLICA_GROUPS)
+
+/* head.flags of COMM_BARRIER: the group's ranks on this host only */
+#define ENCD_BARRIER_LOCAL	(1U << 0)
+
+/**
+ * struct encd_comm_barrier - ENCD_IOC_COMM_BARRIER
+ * @head: flags: ENCD_BARRIER_LOCAL
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @group_id: a replica group with a comm, or ENCD_GROUP_GLOBAL
+ * @timeout_ms: the deadline, 0 for the default
+ * @duration_ns: out: how long the barrier took
+ *
+ * Without flags: a dissemination barrier over the group's comm (ceil(log2
+ * n) rounds). With ENCD_BARRIER_LOCAL: the comm's local barrier, which the
+ * group's ranks on this host share.
+ */
+struct encd_comm_barrier {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 group_id;
+	__u32 timeout_ms;
+	__aligned_u64 duration_ns;
+};
+#define ENCD_IOC_COMM_BARRIER		_IO(ENCD_TYPE, ENCD_CMD_COMM_BARRIER)
+
+#define ENCD_NODE_COUNTERS_MAX	16
+
+/**
+ * struct encd_msg_counter - messages of one type and size
+ * @type: enum encd_msg_type
+ * @size: payload bytes
+ * @tx: sent
+ * @rx: received
+ */
+struct encd_msg_counter {
+	__u32 type;
+	__u32 size;
+	__aligned_u64 tx;
+	__aligned_u64 rx;
+};
+
+/* out_flags of NODE_INFO */
+#define ENCD_NODE_OUT_GLOBAL	(1U << 0)	/* the world's own node */
+#define ENCD_NODE_OUT_BOUND	(1U << 1)	/* the group has ops on it */
+
+/**
+ * struct encd_mismatch - the signature mismatch this rank saw, if any
+ * @valid: 1 when this rank recorded one
+ * @group_id: the group (ENCD_GROUP_GLOBAL: the world's)
+ * @child_rank: the bootstrap rank whose signature differed from this one's
+ * @child_g_device_id: its global device id
+ * @local_sig: this rank's signature of the group
+ * @child_sig: the child's
+ */
+struct encd_mismatch {
+	__u32 valid;
+	__u32 group_id;
+	__u32 child_rank;
+	__u32 child_g_device_id;
+	__u8 local_sig[16];
+	__u8 child_sig[16];
+};
+
+/**
+ * struct encd_node_info - ENCD_IOC_NODE_INFO
+ * @head: flags must be 0
+ * @vnc: the virtual NeuronCore
+ * @ctx_id: < ENCD_MAX_CONTEXTS
+ * @group_id: a replica group with a comm, or ENCD_GROUP_GLOBAL
+ * @rank: out: the bootstrap rank in the comm
+ * @rank_n: out: ranks in the comm
+ * @stream_id: out: its pool's stream
+ * @refcnt: out: references to the node (the groups and the world using it)
+ * @state: out: enum encd_node_state
+ * @local_n: out: the comm's ranks on this host
+ * @groups: out: bit mask of the replica groups bound to the node
+ * @out_flags: out: ENCD_NODE_OUT_*
+ * @n_counters: out: entries of @counters in use
+ * @hits: out: pool lookups that found this node
+ * @rendezvous_ns: out: the world's rendezvous time
+ * @phase_ns: out: validation, broadcast, ring proof, local barrier times
+ * @counters: out: the node's message counters
+ * @mismatch: out: the last signature mismatch this rank recorded
+ *
+ * The unique id is never shown.
+ */
+struct encd_node_info {
+	struct encd_head head;
+	__u32 vnc;
+	__u32 ctx_id;
+	__u32 group_id;
+	__u32 rank;
+	__u32 rank_n;
+	__u32 stream_id;
+	__u32 refcnt;
+	__u32 state;
+	__u32 local_n;
+	__u32 groups;
+	__u32 out_flags;
+	__u32 n_counters;
+	__aligned_u64 hits;
+	__aligned_u64 rendezvous_ns;
+	__aligned_u64 phase_ns[4];
+	struct encd_msg_counter counters[ENCD_NODE_COUNTERS_MAX];
+	struct encd_mismatch mismatch;
+};
+#define ENCD_IOC_NODE_INFO		_IO(ENCD_TYPE, ENCD_CMD_NODE_INFO)
 
 #endif /* _UAPI_LINUX_ENCD_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ENCD_POOL_H
+#define _ENCD_POOL_H
+
+#include <linux/hashtable.h>
+#include <linux/kref.h>
+#include <linux/types.h>
+#include <linux/encd.h>
+
+#include "transport.h"
+
+struct enc_world;
+struct enc_lbarrier;
+
+/* The unique id: 128 bytes made by bootstrap rank 0; 129 on the wire. */
+#define ENC_UID_LEN	128
+
+/* Where a node's bootstrap got to, and how long each phase took. */
+enum enc_node_phase {
+	ENC_PH_VALIDATE,
+	ENC_PH_BROADCAST,
+	ENC_PH_COMM_INIT,
+	ENC_PH_LOCAL_BARRIER,
+	ENC_PH_N
+};
+
+/*
+ * A comm node (the seed's enc_nccl_comm_node): one per distinct
+ * bootstrap_participants in a (nec_dev, ctx, stream) pool, shared by every
+ * replica group with that key. Nodes are only touched under the core's setup
+ * mutex, which also guards the pools; the counted references are the pool's
+ * users (the world's own group, replica groups), not lock-free readers.
+ */
+struct enc_node {
+	struct kref ref;
+	struct hlist_node hnode;
+	struct enc_world *w;
+	u32 *key;		/* bootstrap_participants: global device ids */
+	u32 rank_n;
+	u32 rank;		/* bootstrap rank */
+	u32 hash;		/* of the key and stream: the node's message tag */
+	u32 stream_id;
+	u32 ctx_id;
+	u32 group_id;		/* the group that made it; U32_MAX: the world's */
+	u32 groups;		/* bit mask of the groups bound to it */
+	bool global;
+	bool mismatch_seen;	/* its validation recorded the world's mismatch */
+	u32 state;		/* enum encd_node_state */
+	u64 hits;		/* pool lookups that found it */
+	u64 uid_magic;
+	u8 uid[ENC_UID_LEN];
+	struct enc_lbarrier *lb;
+	u32 local_n;		/* ranks of the group on this host */
+	u32 barrier_epoch;
+	u64 phase_ns[ENC_PH_N];
+	struct enc_msg_stats stats;
+};
+
+struct enc_pool {
+	DECLARE_HASHTABLE(table, 6);
+};
+
+/* kvmalloc'ed copy of @len bytes (6.1 has no kvmemdup()). */
+void *enc_kvmemdup(const void *src, size_t len);
+
+void enc_pool_init(struct enc_pool *pool);
+bool enc_pool_empty(struct enc_pool *pool);
+/* A counted reference to the node keyed by @key, or NULL. */
+struct enc_node *enc_pool_find(struct enc_pool *pool, u32 stream_id, const u32 *key, u32 n);
+/* A new node (one reference) in @pool, not yet bootstrapped. */
+struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 stream_id,
+			      const u32 *key, u32 n);
+struct enc_node *enc_node_get(struct enc_node *node);
+/* The last reference unlinks the node and closes what it holds. */
+void enc_node_put(struct enc_node *node);
+
+#endif /* _ENCD_POOL_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _ENCD_TRANSPORT_H
+#define _ENCD_TRANSPORT_H
+
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <linux/encd.h>
+
+struct net;
+struct socket;
+
+/*
+ * Every message on an encd socket is a frame: this header, big-endian, then
+ * @length bytes of payload. The first frame on a connection says who is
+ * calling (HELLO at the rendezvous, LINK between peers).
+ */
+#define ENC_FRAME_MAGIC		0x454e4342	/* "ENCB" */
+#define ENC_FRAME_VERSION	1
+#define ENC_FRAME_MAX		(1U << 20)
+
+struct enc_frame_hdr {
+	__be32 magic;
+	__be16 version;
+	__be16 type;
+	__be32 tag;
+	__be32 length;
+};
+
+/* Frame types; the message counters are indexed by them. */
+enum enc_msg_type {
+	ENC_MSG_HELLO = 0,	/* rank -> root: who I am */
+	ENC_MSG_PEERS,		/* root -> rank: the peer table */
+	ENC_MSG_REJECT,		/* root -> rank: why not, as text */
+	ENC_MSG_LINK,		/* the first frame of a peer link */
+	ENC_MSG_SIG,		/* signature validation, 17 bytes */
+	ENC_MSG_UID,		/* unique id + verdict, 129 bytes */
+	ENC_MSG_RING,		/* comm init: the unique id to the ring neighbour */
+	ENC_MSG_BARRIER,	/* a group barrier round */
+	ENC_MSG_NTYPES
+};
+
+/* A socket address as it travels in HELLO and the peer table. */
+struct enc_wire_addr {
+	__be16 family;		/* AF_INET or AF_INET6 */
+	__be16 port;
+	u8 addr[16];
+} __packed;
+
+/*
+ * What one rank sent and received, by message type and size, so that tests
+ * can pin the 17- and 129-byte exchanges of the bootstrap.
+ */
+#define ENC_COUNTERS_MAX	16
+
+struct enc_msg_counter {
+	u16 type;		/* enum enc_msg_type */
+	u32 size;
+	u64 tx, rx;
+};
+
+struct enc_msg_stats {
+	struct enc_msg_counter c[ENC_COUNTERS_MAX];
+	unsigned int n;
+};
+
+struct enc_link {
+	struct socket *sock;
+	struct list_head stash;		/* frames that arrived before they were asked for */
+	unsigned int stash_n;
+};
+
+/*
+ * The peer links of one rank in a world. One connection per direction and
+ * peer: out[p] carries what this rank sends to p, in[p] what p sends here, so
+ * messages from different peers never queue behind each other. Links open
+ * lazily: a send connects, a receive accepts until the sender's link is
+ * there. All of it is driven by the one thread doing a world operation (the
+ * caller holds the core's setup mutex): no workers, nothing runs after the
+ * operation returns.
+ */
+struct enc_xport {
+	struct net *net;
+	struct socket *listener;
+	struct sockaddr_storage listen_addr;
+	u32 rank, nranks;
+	u64 token;			/* the world's id, proved by every link */
+	struct sockaddr_storage *peer_addr;	/* by rank */
+	struct enc_link *in, *out;
+	unsigned long deadline;		/* of the operation in progress, jiffies */
+	u32 rejected;			/* stray connections turned away */
+	char *err;			/* where failures are described */
+	size_t err_len;
+};
+
+__printf(3, 4) int enc_xport_fail(struct enc_xport *x, int err, const char *fmt, ...);
+
+/* Starts an operation: every wait in it ends by now + @timeout_ms. */
+void enc_xport_begin(struct enc_xport *x, u32 timeout_ms);
+
+int enc_xport_parse_addr(const char *s, struct sockaddr_storage *ss);
+void enc_addr_to_wire(const struct sockaddr_storage *ss, struct enc_wire_addr *w);
+int enc_addr_from_wire(const struct enc_wire_addr *w, struct sockaddr_storage *ss);
+
+/* Raw sockets and frames, for the rendezvous. */
+int enc_sock_listen(struct net *net, const struct sockaddr_storage *addr, struct socket **res);
+int enc_sock_connect(struct enc_xport *x, const struct sockaddr_storage *addr, bool retry,
+		     struct socket **res);
+int enc_sock_accept(struct enc_xport *x, struct socket **res);
+void enc_sock_close(struct socket *sock);
+int enc_frame_send(struct enc_xport *x, struct socket *s, u16 type, u32 tag,
+		   const void *buf, u32 len);
+/* Reads one frame of at most @max bytes; *@bufp is kmalloc'ed (kfree it). */
+int enc_frame_recv(struct enc_xport *x, struct socket *s, unsigned long deadline,
+		   struct enc_frame_hdr *h, void **bufp, u32 max);
+
+/* The peer links, once the rendezvous has filled rank, nranks, token, peer_addr. */
+int enc_xport_links_init(struct enc_xport *x);
+int enc_xport_send(struct enc_xport *x, u32 peer, u16 type, u32 tag, const void *buf,
+		   u32 len, struct enc_msg_stats *st);
+int enc_xport_recv(struct enc_xport *x, u32 peer, u16 type, u32 tag, void *buf, u32 len,
+		   struct enc_msg_stats *st);
+/* Closes every socket (shutdown, then release) and frees the links. */
+void enc_xport_destroy(struct enc_xport *x);
+
+#endif /* _ENCD_TRANSPORT_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libenc: forming the world and the comms of replica groups (the seed's
+ * enc_setup_global_comm and enc_init_replica_groups), and barriers that show
+ * a formed comm works. Every call returns an NRT_STATUS; on failure
+ * enc_last_error() says what failed in a sentence (NRT_TIMEOUT when a
+ * deadline passed, NRT_FAILURE with "mismatched collectives between the
+ * peers" when a group's signatures differ across ranks).
+ *
+ * A timeout of 0 means the module's bootstrap_timeout_ms (default 60 s).
+ */
+#ifndef _ENC_BOOTSTRAP_H
+#define _ENC_BOOTSTRAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <enc/enc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The world's own replica group, where a group id is asked for. */
+#define ENC_GROUP_GLOBAL	ENCD_GROUP_GLOBAL
+
+struct enc_world_info {
+	uint32_t rank;
+	uint32_t rank_n;
+	bool formed;			/* this call formed it (else it already was) */
+	uint64_t phase_ns[ENCD_PH_N];	/* rendezvous, validate, broadcast, comm init */
+};
+
+/*
+ * Forms the world of the global comm built on (@vnc, @ctx_id): rendezvous
+ * with every rank through its root_comm_id, then the global replica group's
+ * comm. Blocks until all ranks are there or the deadline passes.
+ */
+NRT_STATUS enc_setup_global_comm(uint32_t vnc, uint32_t ctx_id);
+NRT_STATUS enc_setup_global_comm_ex(uint32_t vnc, uint32_t ctx_id, uint32_t timeout_ms,
+				    struct enc_world_info *info);
+
+/*
+ * Brings up the comm of every replica group of the program loaded on (@vnc,
+ * @ctx_id), signing it first if it was not, and moves it out of PARSE.
+ * @n_new and @n_hits (may be NULL): how many comms were bootstrapped, and
+ * how many were found in the pool.
+ */
+NRT_STATUS enc_init_replica_groups(uint32_t vnc, uint32_t ctx_id);
+NRT_STATUS enc_init_replica_groups_ex(uint32_t vnc, uint32_t ctx_id, uint32_t timeout_ms,
+				      uint32_t *n_new, uint32_t *n_hits);
+
+/* A barrier over the group's comm (ENC_GROUP_GLOBAL: the world). */
+NRT_STATUS enc_comm_barrier(uint32_t vnc, uint32_t ctx_id, uint32_t group_id,
+			    uint32_t timeout_ms);
+/* The group's ranks on this host only. */
+NRT_STATUS enc_local_barrier(uint32_t vnc, uint32_t ctx_id, uint32_t group_id,
+			     uint32_t timeout_ms);
+
+/* What a runtime may know of a group's comm (never its unique id). */
+NRT_STATUS enc_comm_info(uint32_t vnc, uint32_t ctx_id, uint32_t group_id,
+			 struct encd_node_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _ENC_BOOTSTRAP_H */

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * encctl world: form or join a collective world for one rank through
+ * libenc, or start N local ranks at once. For operators, demos, black-box
+ * tests and the formation benchmark.
+ *
+ *   encctl world join --vnc V [--ctx C] --g-device-id G --world-size N
+ *                     --root HOST:PORT [--program FILE.json] [--no-check-sigs]
+ *                     [--barrier] [--hold SECONDS] [--timeout-ms MS]
+ *   encctl world launch -n N --root HOST:PORT [--vnc-base B] [join options]
+ *
+ * With -j, join prints one JSON object: "ok", "error" (the library's
+ * sentence or null), "status", "rank", "rank_n", "phases" (microseconds),
+ * "groups" and, when this rank recorded one, "mismatch". launch runs `world
+ * join` for ranks 0..N-1 on vnc B+rank (a "%u" in --program becomes the
+ * rank), passes their output through, and succeeds when all of them do.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <json-c/json.h>
+
+#include <enc/enc.h>
+#include <enc/bootstrap.h>
+#include <enc/program.h>
+
+#include "encctl.h"
+
+struct join_opts {
+	unsigned int vnc, ctx, g_device_id, world_size, hold, timeout_ms;
+	const char *root, *program;
+	bool check_sigs, barrier;
+};
+
+static void world_usage(void)
+{
+	fprintf(stderr,
+		"Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
+		"                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
+		"                          [--barrier] [--hold SECONDS] [--timeout-ms MS]\n"
+		"       encctl [-j] world launch -n N --root HOST:PORT [--vnc-base B] [--ctx C]\n"
+		"                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
+		"                          [--hold SECONDS] [--timeout-ms MS]\n");
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static bool parse_uint(const char *s, unsigned int *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 0);
+	if (errno || !*s || *end || x > 0xffffffffUL)
+		return false;
+	*v = x;
+	return true;
+}
+
+enum { OPT_VNC = 256, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
+	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE };
+
+static const struct option join_longopts[] = {
+	{ "vnc", required_argument, NULL, OPT_VNC },
+	{ "vnc-base", required_argument, NULL, OPT_VNC_BASE },
+	{ "ctx", required_argument, NULL, OPT_CTX },
+	{ "g-device-id", required_argument, NULL, OPT_GID },
+	{ "world-size", required_argument, NULL, OPT_WS },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "program", required_argument, NULL, OPT_PROGRAM },
+	{ "no-check-sigs", no_argument, NULL, OPT_NOSIGS },
+	{ "barrier", no_argument, NULL, OPT_BARRIER },
+	{ "hold", required_argument, NULL, OPT_HOLD },
+	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Parses join's options (and launch's, which are a superset); -1 on misuse. */
+static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc,
+		      bool *have_gid)
+{
+	unsigned int *dst;
+	int c;
+
+	o->check_sigs = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jn:", join_longopts, NULL)) != -1) {
+		dst = NULL;
+		switch (c) {
+		case 'j':
+			encctl_opts.json = true;
+			continue;
+		case OPT_VNC:
+		case OPT_VNC_BASE:
+			dst = &o->vnc;
+			*have_vnc = true;
+			break;
+		case OPT_CTX:
+			dst = &o->ctx;
+			break;
+		case OPT_GID:
+			dst = &o->g_device_id;
+			*have_gid = true;
+			break;
+		case 'n':
+		case OPT_WS:
+			dst = &o->world_size;
+			break;
+		case OPT_HOLD:
+			dst = &o->hold;
+			break;
+		case OPT_TIMEOUT:
+			dst = &o->timeout_ms;
+			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			continue;
+		case OPT_PROGRAM:
+			o->program = optarg;
+			continue;
+		case OPT_NOSIGS:
+			o->check_sigs = false;
+			continue;
+		case OPT_BARRIER:
+			o->barrier = true;
+			continue;
+		default:
+			return -1;
+		}
+		if (!parse_uint(optarg, dst)) {
+			fprintf(stderr, "encctl world: bad number '%s'\n", optarg);
+			return -1;
+		}
+	}
+	if (optind != argc || !o->root || !o->world_size)
+		return -1;
+	return 0;
+}
+
+struct join_result {
+	NRT_STATUS st;
+	char error[512];
+	struct enc_world_info info;
+	uint32_t n_new, n_hits;
+	bool have_groups;
+	struct encd_node_info node;
+	bool have_node;
+	uint64_t t_build, t_setup, t_load, t_init_groups, t_barrier;
+};
+
+static NRT_STATUS step(struct join_result *r, NRT_STATUS st, uint64_t t0, uint64_t *t)
+{
+	*t = now_us() - t0;
+	r->st = st;
+	if (st != NRT_SUCCESS)
+		snprintf(r->error, sizeof(r->error), "%s", enc_last_error());
+	return st;
+}
+
+static void join_run(const struct join_opts *o, struct join_result *r)
+{
+	struct enc_program *prog = NULL;
+	uint8_t sig[ENC_SIG_LEN];
+	uint64_t t0;
+
+	t0 = now_us();
+	if (step(r, enc_init(), t0, &r->t_build))
+		return;
+	if (step(r, enc_init_global_comm(o->vnc, o->g_device_id, o->world_size, o->ctx, o->root,
+					 o->check_sigs), t0, &r->t_build))
+		return;
+	t0 = now_us();
+	if (step(r, enc_setup_global_comm_ex(o->vnc, o->ctx, o->timeout_ms, &r->info), t0,
+		 &r->t_setup))
+		return;
+	if (o->program) {
+		t0 = now_us();
+		if (step(r, enc_program_from_json_file(o->program, &prog), t0, &r->t_load))
+			return;
+		r->st = enc_program_load(o->vnc, o->ctx, prog);
+		enc_program_free(prog);
+		if (step(r, r->st, t0, &r->t_load))
+			goto node;
+		if (step(r, enc_calculate_signature(o->vnc, o->ctx, 0, sig), t0, &r->t_load))
+			goto node;
+		t0 = now_us();
+		r->have_groups = true;
+		if (step(r, enc_init_replica_groups_ex(o->vnc, o->ctx, o->timeout_ms, &r->n_new,
+						       &r->n_hits), t0, &r->t_init_groups))
+			goto node;
+	}
+	if (o->barrier) {
+		t0 = now_us();
+		if (step(r, enc_comm_barrier(o->vnc, o->ctx, ENC_GROUP_GLOBAL, o->timeout_ms), t0,
+			 &r->t_barrier))
+			goto node;
+		if (step(r, enc_local_barrier(o->vnc, o->ctx, ENC_GROUP_GLOBAL, o->timeout_ms), t0,
+			 &r->t_barrier))
+			goto node;
+	}
+node:
+	/* The world's record of a mismatch outlives a failed group. */
+	r->have_node = enc_comm_info(o->vnc, o->ctx, ENC_GROUP_GLOBAL, &r->node) == NRT_SUCCESS;
+}
+
+static void hex(char *out, const uint8_t *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static void print_json(const struct join_opts *o, const struct join_result *r)
+{
+	json_object *j = json_object_new_object(), *ph = json_object_new_object();
+	static const char *const names[ENCD_PH_N] = { "rendezvous", "validate", "broadcast",
+						      "comm_init" };
+	int i;
+
+	json_object_object_add(j, "ok", json_object_new_boolean(r->st == NRT_SUCCESS));
+	json_object_object_add(j, "error", r->st == NRT_SUCCESS ? NULL :
+				json_object_new_string(r->error));
+	json_object_object_add(j, "status", json_object_new_string(enc_status_name(r->st)));
+	json_object_object_add(j, "g_device_id", json_object_new_int64(o->g_device_id));
+	json_object_object_add(j, "vnc", json_object_new_int64(o->vnc));
+	json_object_object_add(j, "rank", json_object_new_int64(r->info.rank));
+	json_object_object_add(j, "rank_n", json_object_new_int64(r->info.rank_n));
+	json_object_object_add(ph, "build", json_object_new_int64(r->t_build));
+	json_object_object_add(ph, "setup", json_object_new_int64(r->t_setup));
+	for (i = 0; i < ENCD_PH_N; i++)
+		json_object_object_add(ph, names[i],
+				       json_object_new_int64(r->info.phase_ns[i] / 1000));
+	json_object_object_add(ph, "load", json_object_new_int64(r->t_load));
+	json_object_object_add(ph, "init_groups", json_object_new_int64(r->t_init_groups));
+	json_object_object_add(ph, "barrier", json_object_new_int64(r->t_barrier));
+	json_object_object_add(j, "phases", ph);
+	if (r->have_groups) {
+		json_object *g = json_object_new_object();
+
+		json_object_object_add(g, "new", json_object_new_int64(r->n_new));
+		json_object_object_add(g, "hits", json_object_new_int64(r->n_hits));
+		json_object_object_add(j, "groups", g);
+	}
+	if (r->have_node) {
+		json_object *c = json_object_new_array();
+		uint32_t k;
+
+		for (k = 0; k < r->node.n_counters && k < ENCD_NODE_COUNTERS_MAX; k++) {
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "type", json_object_new_int64(r->node.counters[k].type));
+			json_object_object_add(e, "size", json_object_new_int64(r->node.counters[k].size));
+			json_object_object_add(e, "tx", json_object_new_int64(r->node.counters[k].tx));
+			json_object_object_add(e, "rx", json_object_new_int64(r->node.counters[k].rx));
+			json_object_array_add(c, e);
+		}
+		json_object_object_add(j, "counters", c);
+	}
+	if (r->have_node && r->node.mismatch.valid) {
+		json_object *m = json_object_new_object();
+		char a[33], b[33];
+
+		hex(a, r->node.mismatch.local_sig, 16);
+		hex(b, r->node.mismatch.child_sig, 16);
+		json_object_object_add(m, "group_id", json_object_new_int64((int32_t)r->node.mismatch.group_id));
+		json_object_object_add(m, "child_rank", json_object_new_int64(r->node.mismatch.child_rank));
+		json_object_object_add(m, "child_g_device_id",
+				       json_object_new_int64(r->node.mismatch.child_g_device_id));
+		json_object_object_add(m, "local_sig", json_object_new_string(a));
+		json_object_object_add(m, "child_sig", json_object_new_string(b));
+		json_object_object_add(j, "mismatch", m);
+	}
+	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	json_object_put(j);
+}
+
+static int world_join(int argc, char **argv)
+{
+	struct join_opts o = {};
+	struct join_result r = {};
+	bool have_vnc = false, have_gid = false;
+
+	if (parse_opts(argc, argv, &o, &have_vnc, &have_gid) || !have_vnc || !have_gid) {
+		world_usage();
+		return ENCCTL_EXIT_USAGE;
+	}
+	join_run(&o, &r);
+	if (encctl_opts.json) {
+		print_json(&o, &r);
+	} else if (r.st == NRT_SUCCESS) {
+		printf("rank %u of %u: world %s on vnc %u (rendezvous %llu us, validate %llu us, broadcast %llu us, comm init %llu us)\n",
+		       r.info.rank, r.info.rank_n, r.info.formed ? "formed" : "joined", o.vnc,
+		       (unsigned long long)r.info.phase_ns[0] / 1000,
+		       (unsigned long long)r.info.phase_ns[1] / 1000,
+		       (unsigned long long)r.info.phase_ns[2] / 1000,
+		       (unsigned long long)r.info.phase_ns[3] / 1000);
+		if (r.have_groups)
+			printf("rank %u: %u replica group comms bootstrapped, %u from the pool\n",
+			       r.info.rank, r.n_new, r.n_hits);
+	} else {
+		fprintf(stderr, "encctl world: rank %u: %s (%s)\n", o.g_device_id, r.error,
+			enc_status_name(r.st));
+	}
+	fflush(stdout);
+	if (r.st == NRT_SUCCESS && o.hold)
+		sleep(o.hold);
+	enc_destroy_gcomm_locks();
+	return r.st == NRT_SUCCESS ? ENCCTL_EXIT_OK : ENCCTL_EXIT_FAIL;
+}
+
+static int world_launch(int argc, char **argv)
+{
+	struct join_opts o = {};
+	bool have_vnc = false, have_gid = false;
+	unsigned int i, failed = 0;
+	pid_t *pids;
+
+	if (parse_opts(argc, argv, &o, &have_vnc, &have_gid) || have_gid) {
+		world_usage();
+		return ENCCTL_EXIT_USAGE;
+	}
+	pids = calloc(o.world_size, sizeof(*pids));
+	if (!pids)
+		return ENCCTL_EXIT_FAIL;
+	fflush(stdout);
+	for (i = 0; i < o.world_size; i++) {
+		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], prog[4096];
+		char *args[32];
+		int a = 0;
+
+		snprintf(vnc, sizeof(vnc), "%u", o.vnc + i);
+		snprintf(gid, sizeof(gid), "%u", i);
+		snprintf(ws, sizeof(ws), "%u", o.world_size);
+		snprintf(ctx, sizeof(ctx), "%u", o.ctx);
+		snprintf(hold, sizeof(hold), "%u", o.hold);
+		snprintf(tmo, sizeof(tmo), "%u", o.timeout_ms);
+		args[a++] = "encctl";
+		if (encctl_opts.json)
+			args[a++] = "-j";
+		args[a++] = "world";
+		args[a++] = "join";
+		args[a++] = "--vnc";
+		args[a++] = vnc;
+		args[a++] = "--ctx";
+		args[a++] = ctx;
+		args[a++] = "--g-device-id";
+		args[a++] = gid;
+		args[a++] = "--world-size";
+		args[a++] = ws;
+		args[a++] = "--root";
+		args[a++] = (char *)o.root;
+		args[a++] = "--hold";
+		args[a++] = hold;
+		args[a++] = "--timeout-ms";
+		args[a++] = tmo;
+		if (o.program) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+			snprintf(prog, sizeof(prog), o.program, i);
+#pragma GCC diagnostic pop
+			args[a++] = "--program";
+			args[a++] = prog;
+		}
+		if (!o.check_sigs)
+			args[a++] = "--no-check-sigs";
+		if (o.barrier)
+			args[a++] = "--barrier";
+		args[a] = NULL;
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("encctl world launch: fork");
+			failed++;
+			break;
+		}
+		if (!pids[i]) {
+			execv("/proc/self/exe", args);
+			perror("encctl world launch: exec");
+			_exit(127);
+		}
+	}
+	for (i = 0; i < o.world_size; i++) {
+		int status;
+
+		if (pids[i] <= 0)
+			continue;
+		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			failed++;
+	}
+	free(pids);
+	if (!encctl_opts.json)
+		printf("%u of %u ranks succeeded\n", o.world_size - failed, o.world_size);
+	return failed ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
+}
+
+static int world_run(int argc, char **argv)
+{
+	if (argc >= 1 && !strcmp(argv[0], "join"))
+		return world_join(argc, argv);
+	if (argc >= 1 && !strcmp(argv[0], "launch"))
+		return world_launch(argc, argv);
+	world_usage();
+	return ENCCTL_EXIT_USAGE;
+}
+
+const struct encctl_cmd encctl_cmd_world = {
+	.name = "world",
+	.summary = "form or join a collective world (join, launch)",
+	.run = world_run,
+	.usage = world_usage,
+};
