@@ -112,16 +112,17 @@ NRT_STATUS enc_init(void)
 		err = errno;
 		name = strerrorname_np(err);
 		st = enc_set_error(enc_status_from_errno(err),
-				   "enc_init: cannot open %s: %s (%s); is the encd module loaded?",
-				   ENCD_DEV_PATH, strerror(err), name ? name : "unknown errno");
+				   "%s: cannot open %s: %s (%s); is the encd module loaded?",
+				   __func__, ENCD_DEV_PATH, strerror(err),
+				   name ? name : "unknown errno");
 		goto out;
 	}
 
-	st = enc_ioctl_locked(fd, ENCD_IOC_VERSION, &ver, sizeof(ver), "enc_init: ENCD_IOC_VERSION");
+	st = enc_ioctl_locked(fd, ENCD_IOC_VERSION, &ver, sizeof(ver), __func__);
 	if (st == NRT_SUCCESS && ver.api_version != ENCD_API_VERSION)
 		st = enc_set_error(NRT_FAILURE,
-				   "enc_init: %s speaks encd API version %u, libenc was built for %u",
-				   ENCD_DEV_PATH, ver.api_version, ENCD_API_VERSION);
+				   "%s: %s speaks encd API version %u, libenc was built for %u",
+				   __func__, ENCD_DEV_PATH, ver.api_version, ENCD_API_VERSION);
 	if (st != NRT_SUCCESS) {
 		close(fd);
 		goto out;
