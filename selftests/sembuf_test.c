@@ -108,7 +108,7 @@ TEST_F(sembuf, mprotect_to_writable_is_refused)
 
 TEST_F_SIGNAL(sembuf, a_store_to_the_mapping_faults, SIGSEGV)
 {
-	volatile __u32 *v = map(self, PROT_READ, MAP_SHARED);
+	__u32 *v = map(self, PROT_READ, MAP_SHARED);
 
 	ASSERT_NE(MAP_FAILED, v);
 	v[1] = 2;
