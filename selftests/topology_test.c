@@ -4,6 +4,8 @@
  * (topology_test.modparams: num_vcores=8 vcores_per_device=4): how many cores
  * exist, how a core's device, host device and routing id follow from its
  * index, and that those parameters cannot change while the module is loaded.
+ * Being a program of few failures, it also checks that a failure's sentence
+ * reaches the kernel log, which the module rate-limits.
  */
 #include "encd_test.h"
 
@@ -60,6 +62,35 @@ TEST_F(topology, load_time_parameters_are_read_only)
 {
 	ASSERT_EQ(EACCES, encd_param_set("num_vcores", 16));
 	ASSERT_EQ(EACCES, encd_param_set("vcores_per_device", 1));
+}
+
+/* Whether a kernel log record after @kmsg's position contains @text. */
+static bool kmsg_has(int kmsg, const char *text)
+{
+	char rec[2048];
+	ssize_t n;
+
+	for (;;) {
+		n = read(kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records were overwritten: go on */
+		if (n <= 0)
+			return false;
+		rec[n] = '\0';
+		if (strstr(rec, text))
+			return true;
+	}
+}
+
+TEST_F(topology, a_failure_sentence_also_reaches_the_kernel_log)
+{
+	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	test_err(ENODEV, "Failed to find core 77", encd_get(self->fd, 77, 1, NULL));
+	ASSERT_TRUE(kmsg_has(kmsg, "Failed to find core 77"));
+	close(kmsg);
 }
 
 TEST_HARNESS_MAIN
