@@ -9,10 +9,18 @@
 
 #include "encctl.h"
 
+extern const struct encctl_cmd encctl_cmd_status;
+extern const struct encctl_cmd encctl_cmd_comm;
+extern const struct encctl_cmd encctl_cmd_topo;
+extern const struct encctl_cmd encctl_cmd_monitor;
 extern const struct encctl_cmd encctl_cmd_world;
 extern const struct encctl_cmd encctl_cmd_program;
 
-#define ENCCTL_COMMANDS	\
+#define ENCCTL_COMMANDS		\
+	&encctl_cmd_status,	\
+	&encctl_cmd_comm,	\
+	&encctl_cmd_topo,	\
+	&encctl_cmd_monitor,	\
 	&encctl_cmd_world,	\
 	&encctl_cmd_program,
 

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * encctl status: one screen that says whether this host's worlds are
+ * healthy: the host's topology, then per core and context the world (size,
+ * rank, pod, state, age, how long each phase took), its comm nodes (which
+ * replica groups have comms, and where each stands) and the last error in
+ * words.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "gcomm.h"
+#include "print.h"
+#include "topo.h"
+
+static void status_usage(void)
+{
+	printf("Usage: encctl [-j [-p]] status\n"
+	       "\n"
+	       "The host's topology, then one line per global comm (NeuronCore device and\n"
+	       "context): rank and world size, pod, state, age, holders and root, followed\n"
+	       "by the world's phase times, one line per comm node (stream, replica groups,\n"
+	       "state, phase times) and the last error, if any.\n");
+}
+
+static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
+{
+	print_open_object("host");
+	print_uint(PRINT_ANY, "num_vcores", "encd: %llu virtual NeuronCores", topo->num_vcores);
+	print_string(PRINT_ANY, "pod_type", ", pod %s", encctl_pod_type_name(topo->pod_type));
+	print_uint(PRINT_ANY, "pod_node_id", " node %llu", topo->pod_node_id);
+	print_uint(PRINT_ANY, "pod_sz", " of %llu", topo->pod_sz);
+	print_uint(PRINT_ANY, "reservation_id", ", reservation %llu", topo->reservation_id);
+	print_uint(PRINT_ANY, "virtual_server_size", ", virtual server size %llu\n",
+		   topo->virtual_server_size);
+	print_close();
+	if (!n_comms)
+		print_text("no global comms\n");
+	else
+		print_text("%u global comm%s\n\n", n_comms, n_comms == 1 ? "" : "s");
+}
+
+/* One line: the node's place, its groups, its state, its phase times. */
+static void print_node(const struct encctl_node *n)
+{
+	unsigned int id;
+	bool first = true;
+
+	print_open_object(NULL);
+	print_uint(PRINT_ANY, "stream", "          stream %llu", n->stream);
+	print_bool(PRINT_JSON, "global", NULL, n->global);
+	print_text(n->global ? " world" : "      ");
+	print_uint(PRINT_ANY, "rank", " rank %llu", n->rank);
+	print_uint(PRINT_ANY, "rank_n", "/%llu", n->rank_n);
+	print_open_array("groups");
+	print_text(" groups");
+	for (id = 0; id < 32; id++) {
+		if (!(n->groups & (1U << id)))
+			continue;
+		print_uint(PRINT_ANY, NULL, first ? " %llu" : ",%llu", id);
+		first = false;
+	}
+	if (first)
+		print_text(" -");
+	print_close();
+	print_string(PRINT_ANY, "state", "  %s", encctl_node_state_name(n->state));
+	print_uint(PRINT_JSON, "refcnt", NULL, n->refcnt);
+	encctl_phases_print(&n->phases);
+	print_text("\n");
+	encctl_error_print(&n->error, "            ");
+	print_close();
+}
+
+static void print_comm(const struct encctl_gcomm *g)
+{
+	char rank[32], pod[32], age[32];
+	unsigned int i;
+
+	snprintf(rank, sizeof(rank), "%u/%u", g->g_device_id, g->g_device_cnt);
+	snprintf(pod, sizeof(pod), "%s %u/%u", encctl_pod_type_name(g->pod_type),
+		 g->pod_node_id, g->pod_sz);
+	print_duration(encctl_age_ns(g->created_ns), age, sizeof(age));
+
+	print_open_object(NULL);
+	print_uint(PRINT_ANY, "nec_dev", "%4llu", g->nec_dev);
+	print_uint(PRINT_ANY, "ctx", " %3llu", g->ctx);
+	print_uint(PRINT_JSON, "g_device_id", NULL, g->g_device_id);
+	print_uint(PRINT_JSON, "g_device_cnt", NULL, g->g_device_cnt);
+	print_string(PRINT_FP, NULL, " %10s", rank);
+	print_string(PRINT_JSON, "pod_type", NULL, encctl_pod_type_name(g->pod_type));
+	print_uint(PRINT_JSON, "pod_node_id", NULL, g->pod_node_id);
+	print_uint(PRINT_JSON, "pod_sz", NULL, g->pod_sz);
+	print_string(PRINT_FP, NULL, "  %-12s", pod);
+	print_uint(PRINT_ANY, "virtual_server_id", " %3llu", g->virtual_server_id);
+	print_string(PRINT_ANY, "state", "  %-12s", encctl_gcomm_state_name(g->state));
+	print_uint(PRINT_JSON, "created_ns", NULL, g->created_ns);
+	print_string(PRINT_FP, NULL, " %8s", age);
+	print_uint(PRINT_ANY, "holders", " %7llu", g->holders);
+	print_string(PRINT_ANY, "root_comm_id", "  %s\n", g->root_comm_id[0] ? g->root_comm_id : "-");
+	print_uint(PRINT_JSON, "serial", NULL, g->serial);
+	print_bool(PRINT_JSON, "check_sigs", NULL, g->check_sigs);
+	if (g->phases.n || print_json()) {
+		print_text("          world");
+		encctl_phases_print(&g->phases);
+		print_text("\n");
+	}
+	encctl_error_print(&g->error, "          ");
+	print_open_array("nodes");
+	for (i = 0; i < g->n_nodes; i++)
+		print_node(&g->nodes[i]);
+	print_close();
+	print_close();
+}
+
+static int status_run(int argc, char **argv)
+{
+	struct encctl_gcomms comms;
+	struct encctl_topo topo;
+	struct encctl_nl nl;
+	unsigned int i;
+	int ret = ENCCTL_EXIT_FAIL;
+
+	if (argc > 0) {
+		fprintf(stderr, "encctl: status takes no arguments; try 'encctl status --help'\n");
+		return ENCCTL_EXIT_USAGE;
+	}
+	if (encctl_nl_open(&nl))
+		return ENCCTL_EXIT_FAIL;
+	if (encctl_topo_read(&nl, &topo) || encctl_gcomms_read(&nl, -1, -1, &comms))
+		goto out;
+
+	print_open_object(NULL);
+	print_host(&topo, comms.n);
+	if (comms.n)
+		print_text("CORE CTX RANK/WORLD  POD           VS  STATE              AGE HOLDERS  ROOT\n");
+	print_open_array("comms");
+	for (i = 0; i < comms.n; i++)
+		print_comm(&comms.comms[i]);
+	print_close();
+	print_close();
+	print_doc_end();
+	encctl_gcomms_free(&comms);
+	ret = ENCCTL_EXIT_OK;
+out:
+	encctl_nl_close(&nl);
+	return ret;
+}
+
+const struct encctl_cmd encctl_cmd_status = {
+	.name = "status",
+	.summary = "one screen: is every world on this host healthy?",
+	.run = status_run,
+	.usage = status_usage,
+};
