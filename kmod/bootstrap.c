@@ -135,11 +135,18 @@ static int validate_signature(struct enc_world *w, struct enc_node *node, const 
 				     &node->stats);
 		if (err)
 			return err;
-		if (!*match)
-			continue;
-		if (m.ok && memcmp(m.sig, sig, ENCD_SIG_LEN))
-			record_mismatch(w, node, c, sig, m.sig);
-		*match = m.ok && !memcmp(m.sig, sig, ENCD_SIG_LEN);
+		/*
+		 * A child whose own signature differs is named here; one that
+		 * only reports a disagreement below it was named by its own
+		 * rank, one level down.
+		 */
+		if (memcmp(m.sig, sig, ENCD_SIG_LEN)) {
+			if (!node->mismatch_seen)
+				record_mismatch(w, node, c, sig, m.sig);
+			*match = false;
+		}
+		if (!m.ok)
+			*match = false;
 	}
 	if (!node->rank)
 		return 0;
@@ -276,15 +283,15 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 		struct enc_mismatch *m = &w->mismatch;
 
 		err = enc_xport_fail(&w->x, -EBADE,
-				     "[gid: %u] failed signature validation of group %d: mismatched collectives between the peers: bootstrap rank %u (global device %u) has signature %*phN, this rank %*phN",
-				     w->x.rank, (int)group_id, m->child_rank, m->child_g_device_id,
+				     "[gid: %u] failed signature validation: mismatched collectives between the peers: bootstrap rank %u (global device %u): %*phN, this rank: %*phN",
+				     w->x.rank, m->child_rank, m->child_g_device_id,
 				     ENCD_SIG_LEN, m->child_sig, ENCD_SIG_LEN, m->local_sig);
 		goto fail;
 	}
 	if (!match) {
 		err = enc_xport_fail(&w->x, -EBADE,
-				     "[gid: %u] failed signature validation of group %d: mismatched collectives between the peers",
-				     w->x.rank, (int)group_id);
+				     "[gid: %u] failed signature validation: mismatched collectives between the peers",
+				     w->x.rank);
 		goto fail;
 	}
 

@@ -67,23 +67,32 @@ static int peer_from_wire(const struct enc_wire_peer *w, struct enc_peer_info *p
 	return enc_addr_from_wire(&w->addr, ss);
 }
 
-/* Tells a rank why the root turns it away, and hangs up. */
-static __printf(3, 4) void reject(struct enc_xport *x, struct socket *s, const char *fmt, ...)
+/*
+ * Tells a rank why the root turns it away (REJECT, the errno it should fail
+ * with in the tag, a sentence as payload) and hangs up. It gets a short
+ * deadline of its own: the operation's may be what just ran out.
+ */
+static void reject_with(struct enc_xport *x, struct socket *s, int err, const char *text)
 {
 	unsigned long deadline = x->deadline;
+
+	x->deadline = jiffies + msecs_to_jiffies(HELLO_MS / 4);
+	enc_frame_send(x, s, ENC_MSG_REJECT, -err, text, strlen(text));
+	x->deadline = deadline;
+	enc_sock_close(s);
+}
+
+static __printf(3, 4) void reject(struct enc_xport *x, struct socket *s, const char *fmt, ...)
+{
 	char text[160];
 	va_list args;
-	int len;
 
 	va_start(args, fmt);
-	len = vscnprintf(text, sizeof(text), fmt, args);
+	vscnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
 	pr_info("root: %s\n", text);
 	x->rejected++;
-	x->deadline = min(deadline, jiffies + msecs_to_jiffies(HELLO_MS));
-	enc_frame_send(x, s, ENC_MSG_REJECT, 0, text, len);
-	x->deadline = deadline;
-	enc_sock_close(s);
+	reject_with(x, s, -EINVAL, text);
 }
 
 static int root_missing(struct enc_xport *x, int err, struct socket **conns, u32 n, u32 got)
@@ -204,8 +213,13 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	err = 0;
 out:
 	kvfree(table);
-	for (i = 0; i < n; i++)
-		enc_sock_close(conns[i]);
+	for (i = 0; i < n; i++) {
+		/* The ranks that came learn why the world did not form, at once. */
+		if (err && conns[i])
+			reject_with(x, conns[i], err == -EINTR ? -ECONNABORTED : err, x->err);
+		else
+			enc_sock_close(conns[i]);
+	}
 	kvfree(conns);
 	return err;
 }
@@ -263,8 +277,12 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	}
 	len = ntohl(h.length);
 	if (ntohs(h.type) == ENC_MSG_REJECT) {
-		err = enc_xport_fail(x, -EINVAL, "rank %u: the root refused it: %.*s", x->rank,
-				     (int)min_t(u32, len, 160), (char *)buf);
+		err = -(int)ntohl(h.tag);
+		if (err != -ETIMEDOUT && err != -ECONNABORTED)
+			err = -EINVAL;
+		err = enc_xport_fail(x, err, "rank %u: the root %s: %.*s", x->rank,
+				     err == -EINVAL ? "refused it" : "gave up",
+				     (int)min_t(u32, len, 200), (char *)buf);
 		goto out;
 	}
 	ph = buf;
