@@ -65,6 +65,7 @@ static void program_free(struct enc_program *prog)
 	kvfree(prog->pairs);
 	kvfree(prog->ops);
 	kvfree(prog->ids);
+	kvfree(prog->sig_bytes);
 	enc_glb_comm_put(prog->g);
 	kfree(prog);
 }
@@ -511,6 +512,9 @@ static int program_parse(struct encd_ucmd *ucmd, const void *blob, size_t len,
 		err = index_stps(&ps);
 	if (!err)
 		err = parse_ops(&ps);
+	if (!err && enc_signature_prepare(prog))
+		err = encd_fail(ucmd, -ENOMEM, "Out of memory for the signature of a program of %u ops",
+				prog->n_ops);
 
 	kvfree(ps.scratch);
 	kvfree(ps.stp_keys);

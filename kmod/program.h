@@ -43,6 +43,9 @@ struct enc_replica_group {
 	struct enc_ids participants;
 	struct enc_ids bootstrap_participants;
 	u32 first_op, last_op;
+	/* Its level-1 bytes: enc_program.sig_bytes[sig_off, sig_off + sig_len). */
+	size_t sig_off;
+	u32 sig_len;
 	bool hashed;		/* by the last signing */
 	u8 signature[ENCD_SIG_LEN];
 };
@@ -54,6 +57,8 @@ struct enc_src_target_pairs {
 	const struct enc_ids *pairs;
 	struct enc_ids participants;
 	u32 first_op, last_op;
+	size_t sig_off;
+	u32 sig_len;
 	bool hashed;
 	u8 signature[ENCD_SIG_LEN];
 };
@@ -77,6 +82,8 @@ struct enc_program {
 	struct enc_ids *pairs;
 	struct enc_op *ops;
 	u32 *ids;
+	/* What each group's and stp's level-1 digest covers; see signature.c. */
+	u8 *sig_bytes;
 
 	bool is_signed;
 	u32 sig_flags;		/* ENCD_SIG_* of the last signing */

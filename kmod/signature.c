@@ -10,9 +10,12 @@
  * is final, which is the same as hashing their concatenation without a
  * buffer sized by the program.
  *
- * The views are tiny (16 or 20 bytes), so they are packed into a page and
- * handed to the hash a page at a time: a crypto call per op costs more than
- * the MD5 of the op.
+ * The bytes a level-1 digest covers depend only on the program and on this
+ * rank's global device id, both fixed when the program is loaded, so they
+ * are laid out then (enc_signature_prepare()). Signing is one MD5 per group
+ * and stp over contiguous bytes, plus the level-2 MD5: as fast as the
+ * kernel's MD5 goes. Building the 16- and 20-byte views at signing time
+ * would cost about as much again as hashing them.
  *
  * One MD5 transform serves every caller: an unkeyed shash keeps all of its
  * state in the per-call descriptor, and looking "md5" up per program would
@@ -26,62 +29,27 @@
 #include "program.h"
 #include "signature.h"
 
-#define STREAM_SIZE	PAGE_SIZE
-#define VIEW_MAX	20	/* the longest per-op view */
-
 static struct crypto_shash *enc_md5;
 
-/* Little-endian bytes on their way into one level-1 hash. */
-struct sig_stream {
-	struct shash_desc *desc;
-	u8 *buf;
-	size_t len;
-};
-
-static int stream_flush(struct sig_stream *s)
-{
-	int err = 0;
-
-	if (s->len)
-		err = crypto_shash_update(s->desc, s->buf, s->len);
-	s->len = 0;
-	return err;
-}
-
-/* Makes room for @n more bytes. */
-static int stream_room(struct sig_stream *s, size_t n)
-{
-	return s->len + n > STREAM_SIZE ? stream_flush(s) : 0;
-}
-
-static void put32(struct sig_stream *s, u32 v)
+static u8 *put32(u8 *p, u32 v)
 {
 	__le32 le = cpu_to_le32(v);
 
-	memcpy(s->buf + s->len, &le, sizeof(le));
-	s->len += sizeof(le);
+	memcpy(p, &le, sizeof(le));
+	return p + sizeof(le);
 }
 
-static void put64(struct sig_stream *s, u64 v)
+static u8 *put64(u8 *p, u64 v)
 {
 	__le64 le = cpu_to_le64(v);
 
-	memcpy(s->buf + s->len, &le, sizeof(le));
-	s->len += sizeof(le);
+	memcpy(p, &le, sizeof(le));
+	return p + sizeof(le);
 }
 
-static int put_ids(struct sig_stream *s, const struct enc_ids *ids)
+static size_t view_len(const struct enc_op *op)
 {
-	u32 i;
-	int err;
-
-	for (i = 0; i < ids->n; i++) {
-		err = stream_room(s, sizeof(u32));
-		if (err)
-			return err;
-		put32(s, ids->id[i]);
-	}
-	return 0;
+	return op->op == ENCD_OP_SEND || op->op == ENCD_OP_RECV ? 16 : 20;
 }
 
 /*
@@ -90,52 +58,91 @@ static int put_ids(struct sig_stream *s, const struct enc_ids *ids)
  * projection's peer, or the group projection's channel): so the two ends of
  * a point-to-point edge agree.
  */
-static int put_op(struct sig_stream *s, const struct enc_op *op, bool stp_view, u32 g_device_id)
+static u8 *put_op(u8 *p, const struct enc_op *op, bool stp_view, u32 g_device_id)
 {
-	int err = stream_room(s, VIEW_MAX);
-
-	if (err)
-		return err;
 	switch (op->op) {
 	case ENCD_OP_SEND:
-		put32(s, ENCD_OP_SEND);
-		put64(s, op->size_n);
-		put32(s, stp_view ? op->peer : op->channel);
-		break;
+		p = put32(p, ENCD_OP_SEND);
+		p = put64(p, op->size_n);
+		return put32(p, stp_view ? op->peer : op->channel);
 	case ENCD_OP_RECV:
-		put32(s, ENCD_OP_SEND);
-		put64(s, op->size_n);
-		put32(s, g_device_id);
-		break;
+		p = put32(p, ENCD_OP_SEND);
+		p = put64(p, op->size_n);
+		return put32(p, g_device_id);
 	default:
-		put32(s, op->op);
-		put64(s, op->size_n);
-		put32(s, op->dtype);
-		put32(s, op->alg);
-		break;
+		p = put32(p, op->op);
+		p = put64(p, op->size_n);
+		p = put32(p, op->dtype);
+		return put32(p, op->alg);
+	}
+}
+
+/* The length of one owner's bytes: @n_lists id lists, then its ops. */
+static size_t owner_len(const struct enc_program *prog, const struct enc_ids *lists,
+			u32 n_lists, u32 first_op)
+{
+	size_t len = 0;
+	u32 i;
+
+	for (i = 0; i < n_lists; i++)
+		len += lists[i].n * sizeof(u32);
+	for (i = first_op; i != ENC_OP_NONE; i = prog->ops[i].next)
+		len += view_len(&prog->ops[i]);
+	return len;
+}
+
+static u8 *put_owner(u8 *p, const struct enc_program *prog, const struct enc_ids *lists,
+		     u32 n_lists, u32 first_op, bool stp_view)
+{
+	u32 i, j;
+
+	for (i = 0; i < n_lists; i++)
+		for (j = 0; j < lists[i].n; j++)
+			p = put32(p, lists[i].id[j]);
+	for (i = first_op; i != ENC_OP_NONE; i = prog->ops[i].next)
+		p = put_op(p, &prog->ops[i], stp_view, prog->g_device_id);
+	return p;
+}
+
+int enc_signature_prepare(struct enc_program *prog)
+{
+	size_t total = 0;
+	u8 *p;
+	u32 i;
+
+	for (i = 0; i < prog->n_groups; i++) {
+		struct enc_replica_group *rg = &prog->groups[i];
+
+		rg->sig_off = total;
+		rg->sig_len = owner_len(prog, &rg->participants, 1, rg->first_op);
+		total += rg->sig_len;
+	}
+	for (i = 0; i < prog->n_stps; i++) {
+		struct enc_src_target_pairs *stp = &prog->stps[i];
+
+		stp->sig_off = total;
+		stp->sig_len = owner_len(prog, stp->pairs, stp->n_pairs, stp->first_op);
+		total += stp->sig_len;
+	}
+
+	p = kvmalloc(total ?: 1, GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return -ENOMEM;
+	prog->sig_bytes = p;
+	for (i = 0; i < prog->n_groups; i++) {
+		struct enc_replica_group *rg = &prog->groups[i];
+
+		p = put_owner(p, prog, &rg->participants, 1, rg->first_op, false);
+	}
+	for (i = 0; i < prog->n_stps; i++) {
+		struct enc_src_target_pairs *stp = &prog->stps[i];
+
+		p = put_owner(p, prog, stp->pairs, stp->n_pairs, stp->first_op, true);
 	}
 	return 0;
 }
 
-/* One level-1 digest: @n_lists id lists, then the ops chained from @first_op. */
-static int hash_owner(struct sig_stream *s, const struct enc_program *prog,
-		      const struct enc_ids *lists, u32 n_lists, u32 first_op, bool stp_view,
-		      u8 *out)
-{
-	u32 i;
-	int err;
-
-	err = crypto_shash_init(s->desc);
-	for (i = 0; !err && i < n_lists; i++)
-		err = put_ids(s, &lists[i]);
-	for (i = first_op; !err && i != ENC_OP_NONE; i = prog->ops[i].next)
-		err = put_op(s, &prog->ops[i], stp_view, prog->g_device_id);
-	if (!err)
-		err = stream_flush(s);
-	return err ?: crypto_shash_final(s->desc, out);
-}
-
-static int sign(struct sig_stream *s, struct shash_desc *outer, struct enc_program *prog,
+static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_program *prog,
 		u32 flags)
 {
 	u32 n_hashed = 0, i;
@@ -150,8 +157,8 @@ static int sign(struct sig_stream *s, struct shash_desc *outer, struct enc_progr
 		memset(rg->signature, 0, sizeof(rg->signature));
 		if (!rg->hashed)
 			continue;
-		err = hash_owner(s, prog, &rg->participants, 1, rg->first_op, false,
-				 rg->signature);
+		err = crypto_shash_digest(inner, prog->sig_bytes + rg->sig_off, rg->sig_len,
+					  rg->signature);
 		if (!err)
 			err = crypto_shash_update(outer, rg->signature, sizeof(rg->signature));
 		n_hashed++;
@@ -160,8 +167,8 @@ static int sign(struct sig_stream *s, struct shash_desc *outer, struct enc_progr
 		struct enc_src_target_pairs *stp = &prog->stps[i];
 
 		stp->hashed = true;
-		err = hash_owner(s, prog, stp->pairs, stp->n_pairs, stp->first_op, true,
-				 stp->signature);
+		err = crypto_shash_digest(inner, prog->sig_bytes + stp->sig_off, stp->sig_len,
+					  stp->signature);
 		if (!err)
 			err = crypto_shash_update(outer, stp->signature, sizeof(stp->signature));
 		n_hashed++;
@@ -180,35 +187,26 @@ int enc_calculate_signature(struct encd_ucmd *ucmd, struct enc_program *prog, u3
 {
 	size_t desc_size = sizeof(struct shash_desc) + crypto_shash_descsize(enc_md5);
 	struct shash_desc *inner, *outer;
-	struct sig_stream s = {};
 	int err;
 
 	if (prog->state != ENCD_PROGRAM_PARSE)
 		return encd_fail(ucmd, -EINVAL, "cannot calculate CC signature: not in parse state");
 
 	inner = kzalloc(2 * desc_size, GFP_KERNEL);
-	s.buf = kmalloc(STREAM_SIZE, GFP_KERNEL);
-	if (!inner || !s.buf) {
-		err = encd_fail(ucmd, -ENOMEM, "Out of memory calculating a CC signature");
-		goto out;
-	}
+	if (!inner)
+		return encd_fail(ucmd, -ENOMEM, "Out of memory calculating a CC signature");
 	outer = (void *)inner + desc_size;
 	inner->tfm = enc_md5;
 	outer->tfm = enc_md5;
-	s.desc = inner;
 
 	prog->is_signed = false;
-	err = sign(&s, outer, prog, flags);
-	if (err) {
-		encd_fail(ucmd, err, "MD5 failed calculating a CC signature");
-		goto out;
-	}
+	err = sign(inner, outer, prog, flags);
+	kfree(inner);
+	if (err)
+		return encd_fail(ucmd, err, "MD5 failed calculating a CC signature");
 	prog->is_signed = true;
 	prog->sig_flags = flags;
-out:
-	kfree(inner);
-	kfree(s.buf);
-	return err;
+	return 0;
 }
 
 int enc_signature_init(void)

@@ -16,6 +16,13 @@ struct enc_program;
  */
 int enc_calculate_signature(struct encd_ucmd *ucmd, struct enc_program *prog, u32 flags);
 
+/*
+ * Lays out the bytes every group's and stp's level-1 digest covers, once,
+ * for a parsed program: they depend only on the program and this rank's
+ * global device id, both fixed at load. 0 or -ENOMEM.
+ */
+int enc_signature_prepare(struct enc_program *prog);
+
 int enc_signature_init(void);
 void enc_signature_exit(void);
 
