@@ -50,3 +50,4 @@ clean:
 -include tools/tools.mk
 -include selftests/selftests.mk
 -include tools/vm/vm.mk
+-include tools/bench/bench.mk
