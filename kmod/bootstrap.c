@@ -34,6 +34,7 @@
 #include "barrier.h"
 #include "bootstrap.h"
 #include "gcomm.h"
+#include "netlink.h"
 #include "program.h"
 #include "registry.h"
 #include "schedule.h"
@@ -234,6 +235,46 @@ static int local_barrier(struct enc_world *w, struct enc_node *node)
 	return 0;
 }
 
+/* Starts phase @ph of @node's bootstrap, ending the one before. */
+static void phase(struct enc_node *node, int ph, u32 state)
+{
+	u64 now = ktime_get_boottime_ns();
+
+	if (ph > 0)
+		node->phase_ns[ph - 1] = now - node->phase_start[ph - 1];
+	if (ph < ENC_PH_N) {
+		node->phase_start[ph] = now;
+		WRITE_ONCE(node->state, state);
+	}
+}
+
+/* The event of a failed bootstrap, with who and what when it is known. */
+static void notify_failure(struct enc_world *w, struct enc_node *node, int err, int ph)
+{
+	static const s32 phase_ids[ENC_PH_N] = {
+		ENCD_PHASE_VALIDATE, ENCD_PHASE_BROADCAST, ENCD_PHASE_COMM_INIT,
+		ENCD_PHASE_LOCAL_BARRIER,
+	};
+	struct enc_mismatch *m = &w->mismatch;
+	struct enc_nl_error e = {
+		.err = err,
+		.msg = w->err,
+		.phase = ph < ENC_PH_N ? phase_ids[ph] : -1,
+		.peer_rank = -1,
+		.peer_g_device_id = -1,
+		.group_id = node->global ? -1 : (s32)node->group_id,
+	};
+
+	if (node->mismatch_seen) {
+		e.peer_rank = m->child_rank;
+		e.peer_g_device_id = m->child_g_device_id;
+		e.local_sig = m->local_sig;
+		e.peer_sig = m->child_sig;
+	}
+	enc_node_notify(node, err == -EBADE ? ENCD_NL_CMD_SIG_MISMATCH_NTF :
+			ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
+}
+
 struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank_n,
 				   u32 rank, u32 stream_id, u32 group_id, const u8 *signature,
 				   bool *hit, int *errp)
@@ -241,8 +282,7 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 	struct enc_pool *pool = &w->pools[stream_id];
 	struct enc_node *node;
 	bool match = true;
-	u64 t;
-	int err;
+	int err, ph;
 
 	lockdep_assert_held(encd_setup_mutex(w->g->nec_dev_id));
 	*hit = false;
@@ -261,24 +301,21 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 	node->rank = rank;
 	node->ctx_id = w->g->ctx_id;
 	node->group_id = group_id;
+	node->global = group_id == U32_MAX;
 	if (!rank)
 		make_uid(w, node);
 
-	t = ktime_get_ns();
-	node->state = ENCD_NODE_VALIDATING;
+	phase(node, ph = ENC_PH_VALIDATE, ENCD_NODE_VALIDATING);
 	if (w->g->check_sigs) {
 		err = validate_signature(w, node, signature, &match);
 		if (err)
 			goto fail;
 	}
-	node->phase_ns[ENC_PH_VALIDATE] = ktime_get_ns() - t;
 
-	t = ktime_get_ns();
-	node->state = ENCD_NODE_BROADCASTING;
+	phase(node, ph = ENC_PH_BROADCAST, ENCD_NODE_BROADCASTING);
 	err = broadcast_uid(w, node, &match);
 	if (err)
 		goto fail;
-	node->phase_ns[ENC_PH_BROADCAST] = ktime_get_ns() - t;
 	if (!match && node->mismatch_seen) {
 		struct enc_mismatch *m = &w->mismatch;
 
@@ -295,24 +332,24 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 		goto fail;
 	}
 
-	t = ktime_get_ns();
-	node->state = ENCD_NODE_CONNECTING;
+	phase(node, ph = ENC_PH_COMM_INIT, ENCD_NODE_CONNECTING);
 	err = ring_prove(w, node);
 	if (err)
 		goto fail;
-	node->phase_ns[ENC_PH_COMM_INIT] = ktime_get_ns() - t;
 
-	t = ktime_get_ns();
-	node->state = ENCD_NODE_BARRIER;
+	phase(node, ph = ENC_PH_LOCAL_BARRIER, ENCD_NODE_BARRIER);
 	err = local_barrier(w, node);
 	if (err)
 		goto fail;
-	node->phase_ns[ENC_PH_LOCAL_BARRIER] = ktime_get_ns() - t;
-	node->state = ENCD_NODE_READY;
+	phase(node, ENC_PH_N, ENCD_NODE_READY);
+	WRITE_ONCE(node->state, ENCD_NODE_READY);
+	enc_node_notify(node, ENCD_NL_CMD_WORLD_FORMED_NTF, NULL);
 	return node;
 
 fail:
-	node->state = ENCD_NODE_FAILED;
+	node->phase_ns[ph] = ktime_get_boottime_ns() - node->phase_start[ph];
+	WRITE_ONCE(node->state, ENCD_NODE_FAILED);
+	notify_failure(w, node, err, ph);
 	enc_node_put(node);
 	*errp = err;
 	return NULL;
@@ -333,6 +370,13 @@ static void world_destroy(struct enc_world *w)
 	kvfree(w->peers);
 	enc_glb_comm_put(w->g);
 	kfree(w);
+}
+
+static void world_publish(struct enc_glb_comm *g, struct enc_world *w)
+{
+	mutex_lock(&enc_pool_view_lock);
+	g->world = w;
+	mutex_unlock(&enc_pool_view_lock);
 }
 
 static struct enc_world *world_alloc(struct enc_glb_comm *g, struct encd_file *owner,
@@ -369,7 +413,6 @@ static int world_form(struct enc_world *w)
 	struct enc_node *node;
 	u32 n = g->g_device_cnt, i, *key;
 	bool hit;
-	u64 t;
 	int err;
 
 	enc_xport_begin(&w->x, w->timeout_ms);
@@ -388,11 +431,11 @@ static int world_form(struct enc_world *w)
 	self.pod_sz = g->pod_sz;
 	self.nec_dev = g->nec_dev_id;
 
-	t = ktime_get_ns();
+	w->rendezvous_start = ktime_get_boottime_ns();
 	err = enc_rendezvous(&w->x, &root, n, g->g_device_id, &self, &w->peers);
 	if (err)
 		return enc_xport_fail(&w->x, err, "rendezvous failed (%d)", err);
-	w->rendezvous_ns = ktime_get_ns() - t;
+	w->rendezvous_ns = ktime_get_boottime_ns() - w->rendezvous_start;
 
 	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL);
 	if (!key)
@@ -403,7 +446,6 @@ static int world_form(struct enc_world *w)
 	kvfree(key);
 	if (!node)
 		return err;
-	node->global = true;
 	w->global_node = node;
 
 	/* enc_setup_global_comm's invariants: the identity and the comm agree. */
@@ -506,13 +548,15 @@ int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
 			err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the world");
 			goto out;
 		}
+		/* Published while it forms, so that netlink shows its nodes. */
+		world_publish(g, w);
 		err = world_form(w);
 		if (err) {
 			encd_fail(ucmd, err, "%s", w->err[0] ? w->err : "world formation failed");
+			world_publish(g, NULL);
 			world_destroy(w);
 			goto out;
 		}
-		g->world = w;
 		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
 		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
 		pr_debug("rank %u of %u: world formed\n", g->g_device_id, g->g_device_cnt);
@@ -694,7 +738,7 @@ out:
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-static u32 uapi_msg_type(u16 type)
+u32 enc_msg_type_uapi(u16 type)
 {
 	switch (type) {
 	case ENC_MSG_SIG:
@@ -744,7 +788,7 @@ int enc_bootstrap_ioctl_node_info(struct encd_ucmd *ucmd)
 		cmd->phase_ns[i] = node->phase_ns[i];
 	cmd->n_counters = node->stats.n;
 	for (i = 0; i < node->stats.n; i++) {
-		cmd->counters[i].type = uapi_msg_type(node->stats.c[i].type);
+		cmd->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);
 		cmd->counters[i].size = node->stats.c[i].size;
 		cmd->counters[i].tx = node->stats.c[i].tx;
 		cmd->counters[i].rx = node->stats.c[i].rx;
@@ -772,7 +816,7 @@ void enc_bootstrap_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
 	g = encd_get_global_comm(nec_dev, ctx_id);
 	if (g && g->world && g->world->owner == file) {
 		w = g->world;
-		g->world = NULL;
+		world_publish(g, NULL);
 		WRITE_ONCE(g->state, ENCD_GCOMM_BUILT);
 	}
 	if (w)

@@ -40,10 +40,14 @@ struct enc_world {
 	struct enc_node *global_node;
 	struct enc_node *groups[ENCD_MAX_COMM_N];
 	bool bound[ENCD_MAX_COMM_N];	/* the group has ops: its op target */
+	u64 rendezvous_start;		/* CLOCK_BOOTTIME */
 	u64 rendezvous_ns;
 	struct enc_mismatch mismatch;
 	char err[ENCD_MSG_MAX];
 };
+
+/* enum encd_msg_type of an enum enc_msg_type, 0 for the world's own. */
+u32 enc_msg_type_uapi(u16 type);
 
 /* The module parameter: the default deadline of a bootstrap operation. */
 u32 enc_bootstrap_timeout_ms(void);

@@ -41,6 +41,7 @@
 #include "compat.h"
 #include "gcomm.h"
 #include "netlink.h"
+#include "pool.h"
 #include "registry.h"
 #include "topology.h"
 
@@ -360,16 +361,28 @@ int enc_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /*
- * The comm nodes of @g from the *pos'th on. A global comm has none until the
- * bootstrap lands (issue 4); then pool.c walks the pools of (g->nec_dev_id,
- * g->ctx_id) here: for each node from *pos on, a snapshot under the node's
- * lock handed to enc_nl_dump_node(), *pos advanced past each node put, the
- * first error returned.
+ * The comm nodes of @g from the *pos'th on: pool.c walks the pools of its
+ * world and hands each node's snapshot to enc_nl_dump_node(), advancing
+ * *pos past each node put and returning the first error.
  */
+struct nl_walk {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int nl_walk_node(void *arg, const struct enc_nl_node *node)
+{
+	struct nl_walk *walk = arg;
+
+	return enc_nl_dump_node(walk->skb, walk->cb, node);
+}
+
 static int nl_dump_gcomm_nodes(struct sk_buff *skb, struct netlink_callback *cb,
 			       struct enc_glb_comm *g, unsigned long *pos)
 {
-	return 0;
+	struct nl_walk walk = { .skb = skb, .cb = cb };
+
+	return enc_pool_walk(g, pos, nl_walk_node, &walk);
 }
 
 static int nl_node_get_start(struct netlink_callback *cb)

@@ -13,7 +13,12 @@
 #include <linux/slab.h>
 
 #include "barrier.h"
+#include "bootstrap.h"
+#include "gcomm.h"
+#include "netlink.h"
 #include "pool.h"
+
+DEFINE_MUTEX(enc_pool_view_lock);
 
 static u32 key_hash(u32 stream_id, const u32 *key, u32 n)
 {
@@ -71,7 +76,9 @@ struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 st
 	node->stream_id = stream_id;
 	node->hash = key_hash(stream_id, key, n);
 	node->state = ENCD_NODE_PENDING;
+	mutex_lock(&enc_pool_view_lock);
 	hash_add(pool->table, &node->hnode, node->hash);
+	mutex_unlock(&enc_pool_view_lock);
 	return node;
 }
 
@@ -86,7 +93,11 @@ static void node_release(struct kref *ref)
 {
 	struct enc_node *node = container_of(ref, struct enc_node, ref);
 
+	if (node->state == ENCD_NODE_READY)
+		enc_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
+	mutex_lock(&enc_pool_view_lock);
 	hash_del(&node->hnode);
+	mutex_unlock(&enc_pool_view_lock);
 	enc_lbarrier_put(node->lb);
 	memzero_explicit(node->uid, sizeof(node->uid));
 	kvfree(node->key);
@@ -97,4 +108,104 @@ void enc_node_put(struct enc_node *node)
 {
 	if (node)
 		kref_put(&node->ref, node_release);
+}
+
+/* The phases of a node, as the netlink family numbers them. */
+static const u32 nl_phase_ids[ENC_PH_N] = {
+	[ENC_PH_VALIDATE] = ENCD_PHASE_VALIDATE,
+	[ENC_PH_BROADCAST] = ENCD_PHASE_BROADCAST,
+	[ENC_PH_COMM_INIT] = ENCD_PHASE_COMM_INIT,
+	[ENC_PH_LOCAL_BARRIER] = ENCD_PHASE_LOCAL_BARRIER,
+};
+
+struct snapshot {
+	struct enc_nl_node n;
+	struct enc_nl_phase phases[ENC_PH_N + 1];
+	struct enc_nl_counter counters[ENC_COUNTERS_MAX];
+};
+
+static void snapshot(struct enc_node *node, struct snapshot *s)
+{
+	struct enc_world *w = node->w;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	s->n.nec_dev = w->g->nec_dev_id;
+	s->n.ctx_id = w->g->ctx_id;
+	s->n.stream_id = node->stream_id;
+	s->n.gcomm_serial = w->g->serial;
+	s->n.participants = node->key;
+	s->n.rank = node->rank;
+	s->n.rank_n = node->rank_n;
+	s->n.refcnt = kref_read(&node->ref);
+	s->n.state = READ_ONCE(node->state);
+	s->n.global = node->global;
+	s->n.groups = node->groups;
+	s->n.phases = s->phases;
+	if (node->global && w->rendezvous_ns) {
+		s->phases[0].id = ENCD_PHASE_RENDEZVOUS;
+		s->phases[0].start_ns = w->rendezvous_start;
+		s->phases[0].duration_ns = w->rendezvous_ns;
+		s->n.n_phases = 1;
+	}
+	for (i = 0; i < ENC_PH_N; i++) {
+		if (!node->phase_start[i])
+			continue;
+		s->phases[s->n.n_phases].id = nl_phase_ids[i];
+		s->phases[s->n.n_phases].start_ns = node->phase_start[i];
+		s->phases[s->n.n_phases].duration_ns = node->phase_ns[i];
+		s->n.n_phases++;
+	}
+	s->n.counters = s->counters;
+	for (i = 0; i < node->stats.n && i < ENC_COUNTERS_MAX; i++) {
+		s->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);
+		s->counters[i].size = node->stats.c[i].size;
+		s->counters[i].tx = node->stats.c[i].tx;
+		s->counters[i].rx = node->stats.c[i].rx;
+	}
+	s->n.n_counters = i;
+}
+
+void enc_node_notify(struct enc_node *node, u8 cmd, const struct enc_nl_error *e)
+{
+	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return;
+	snapshot(node, s);
+	s->n.error = e;
+	enc_nl_notify_node(cmd, node->w->g->net, &s->n);
+	kfree(s);
+}
+
+int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
+		  int (*fn)(void *arg, const struct enc_nl_node *node), void *arg)
+{
+	unsigned long idx = 0;
+	struct enc_node *node;
+	struct enc_world *w;
+	struct snapshot *s;
+	unsigned int i, bkt;
+	int err = 0;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&enc_pool_view_lock);
+	w = g->world;
+	for (i = 0; w && i < ENCD_MAX_STREAM_N; i++) {
+		hash_for_each(w->pools[i].table, bkt, node, hnode) {
+			if (idx++ < *pos)
+				continue;
+			snapshot(node, s);
+			err = fn(arg, &s->n);
+			if (err)
+				goto out;
+			(*pos)++;
+		}
+	}
+out:
+	mutex_unlock(&enc_pool_view_lock);
+	kfree(s);
+	return err;
 }

@@ -9,6 +9,7 @@
 
 #include "transport.h"
 
+struct enc_glb_comm;
 struct enc_world;
 struct enc_lbarrier;
 
@@ -52,6 +53,7 @@ struct enc_node {
 	struct enc_lbarrier *lb;
 	u32 local_n;		/* ranks of the group on this host */
 	u32 barrier_epoch;
+	u64 phase_start[ENC_PH_N];	/* CLOCK_BOOTTIME */
 	u64 phase_ns[ENC_PH_N];
 	struct enc_msg_stats stats;
 };
@@ -59,6 +61,16 @@ struct enc_node {
 struct enc_pool {
 	DECLARE_HASHTABLE(table, 6);
 };
+
+struct enc_nl_error;
+struct enc_nl_node;
+
+/*
+ * Taken (inside the setup mutex) to change which nodes a pool holds and
+ * which world a global comm has, so that netlink dumps can walk them
+ * without waiting for a bootstrap that holds the setup mutex.
+ */
+extern struct mutex enc_pool_view_lock;
 
 /* kvmalloc'ed copy of @len bytes (6.1 has no kvmemdup()). */
 void *enc_kvmemdup(const void *src, size_t len);
@@ -73,5 +85,16 @@ struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 st
 struct enc_node *enc_node_get(struct enc_node *node);
 /* The last reference unlinks the node and closes what it holds. */
 void enc_node_put(struct enc_node *node);
+
+/* Multicasts a node event (ENCD_NL_CMD_*_NTF), with @e when it failed. */
+void enc_node_notify(struct enc_node *node, u8 cmd, const struct enc_nl_error *e);
+
+/*
+ * Calls @fn with a snapshot of each node of the world on @g, from the
+ * *@pos'th on, advancing *@pos past each; stops at @fn's first error. For
+ * netlink dumps.
+ */
+int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
+		  int (*fn)(void *arg, const struct enc_nl_node *node), void *arg);
 
 #endif /* _ENCD_POOL_H */
