@@ -13,6 +13,7 @@
  * token that every later peer link proves. Ranks on one host and on other
  * hosts are treated alike.
  */
+#include <linux/delay.h>
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -22,7 +23,7 @@
 #include "rendezvous.h"
 #include "transport.h"
 
-#define HELLO_MS	2000
+#define HELLO_MS	5000
 
 struct enc_wire_peer {
 	struct enc_wire_addr addr;
@@ -224,17 +225,17 @@ out:
 	return err;
 }
 
-static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root,
-			   const struct enc_peer_info *self, struct enc_peer_info *peers)
+/*
+ * One attempt: connect to the root, make sure this rank listens (where the
+ * root saw it come from: that address routes), send HELLO and read the
+ * root's answer into *@h and *@bufp.
+ */
+static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
+		      const struct enc_peer_info *self, struct enc_frame_hdr *h, void **bufp)
 {
 	struct enc_hello hello = {};
 	struct sockaddr_storage local;
-	struct enc_wire_peer *wpeer;
-	struct enc_peers_hdr *ph;
-	struct enc_frame_hdr h;
 	struct socket *s;
-	u32 n = x->nranks, i, len;
-	void *buf = NULL;
 	int err;
 
 	err = enc_sock_connect(x, root, true, &s);
@@ -244,30 +245,58 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 				      err == -ETIMEDOUT ? "timed out" :
 				      err == -EINTR ? "interrupted" : "socket error");
 
-	/* Listen where the root saw us come from: that address routes. */
-	err = kernel_getsockname(s, (struct sockaddr *)&local);
-	if (err < 0)
-		goto out;
-	if (local.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&local)->sin6_port = 0;
-	else
-		((struct sockaddr_in *)&local)->sin_port = 0;
-	err = enc_sock_listen(x->net, &local, &x->listener);
-	if (err) {
-		enc_xport_fail(x, err, "rank %u: cannot listen on %pISc (error %d)", x->rank,
-			       &local, err);
-		goto out;
+	if (!x->listener) {
+		err = kernel_getsockname(s, (struct sockaddr *)&local);
+		if (err < 0)
+			goto out;
+		if (local.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&local)->sin6_port = 0;
+		else
+			((struct sockaddr_in *)&local)->sin_port = 0;
+		err = enc_sock_listen(x->net, &local, &x->listener);
+		if (err) {
+			enc_xport_fail(x, err, "rank %u: cannot listen on %pISc (error %d)",
+				       x->rank, &local, err);
+			goto out;
+		}
+		err = kernel_getsockname(x->listener, (struct sockaddr *)&x->listen_addr);
+		if (err < 0)
+			goto out;
 	}
-	err = kernel_getsockname(x->listener, (struct sockaddr *)&x->listen_addr);
-	if (err < 0)
-		goto out;
 
-	hello.world_size = htonl(n);
+	hello.world_size = htonl(x->nranks);
 	hello.g_device_id = htonl(x->rank);
 	peer_to_wire(self, &x->listen_addr, &hello.self);
 	err = enc_frame_send(x, s, ENC_MSG_HELLO, 0, &hello, sizeof(hello));
 	if (!err)
-		err = enc_frame_recv(x, s, x->deadline, &h, &buf, ENC_FRAME_MAX);
+		err = enc_frame_recv(x, s, x->deadline, h, bufp, ENC_FRAME_MAX);
+out:
+	enc_sock_close(s);
+	return err < 0 ? err : 0;
+}
+
+static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root,
+			   const struct enc_peer_info *self, struct enc_peer_info *peers)
+{
+	struct enc_wire_peer *wpeer;
+	struct enc_peers_hdr *ph;
+	struct enc_frame_hdr h;
+	u32 n = x->nranks, i, len;
+	void *buf = NULL;
+	int err;
+
+	/*
+	 * A root that hangs up without a word turned the connection away
+	 * before the HELLO arrived (a rank too slow to send it): try again,
+	 * within the deadline.
+	 */
+	while ((err = hello_once(x, root, self, &h, &buf)) == -ECONNRESET &&
+	       time_before(jiffies, x->deadline)) {
+		if (msleep_interruptible(100)) {
+			err = -EINTR;
+			break;
+		}
+	}
 	if (err) {
 		enc_xport_fail(x, err, "rank %u: no peer table from the root: %s", x->rank,
 			       err == -ETIMEDOUT ? "timed out" : err == -EINTR ? "interrupted" :
@@ -305,8 +334,7 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	err = 0;
 out:
 	kvfree(buf);
-	enc_sock_close(s);
-	return err < 0 ? err : 0;
+	return err;
 }
 
 int enc_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root, u32 world_size,

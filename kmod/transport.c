@@ -35,7 +35,7 @@
 /* Frames a peer may get ahead by, per link, before it is cut off. */
 #define STASH_MAX		256
 /* How long a new connection has to say who it is. */
-#define HANDSHAKE_MS		2000
+#define HANDSHAKE_MS		5000
 /* Pause between attempts to reach a root that is not listening yet. */
 #define RETRY_MS		50
 

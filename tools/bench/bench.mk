@@ -22,3 +22,5 @@ vm-bench-sig: vm-kver
 	@$(VM_DIR)/run.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
 		--out $(BUILD)/$(VM_KVER)/bench-sig $(VM_OPTS) -- \
 		sh -c 'insmod "$$0" && exec "$$1"' $(BUILD)/$(VM_KVER)/kmod/encd.ko $(BENCH_SIG)
+
+-include $(TOP)/tools/bench/bench-bootstrap.mk

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# World formation time for N = 2 .. 64 ranks on loopback, one process per
+# rank, split into rendezvous / validation / broadcast / comm init, with the
+# loopback TCP round trip measured in the same run, and the ratio of
+# validation + broadcast to the bound 2 * ceil(log2 N) * RTT. Runs inside
+# the VM (make bench-bootstrap), encd loaded with enough virtual cores.
+#
+#   bench-bootstrap.sh ENCCTL RTT_TOOL [N...]
+set -eu
+encctl=$1 rtt=$2
+shift 2
+sizes=${*:-2 4 8 16 32 64}
+reps=${BENCH_REPS:-3}
+out=$(mktemp -d)
+port=33000
+
+"$rtt" > "$out/rtt"
+for n in $sizes; do
+	r=0
+	while [ "$r" -lt "$reps" ]; do
+		port=$((port + 1))
+		"$encctl" -j world launch -n "$n" --root "127.0.0.1:$port" --barrier \
+			> "$out/w$n.$r" || echo "world of $n failed" >&2
+		r=$((r + 1))
+	done
+done
+
+python3 - "$out" "$reps" $sizes <<'PY'
+import glob, json, math, os, statistics, sys
+out, reps, sizes = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
+rtt_med, rtt_p90 = [float(x) for x in open(os.path.join(out, "rtt")).read().split()[1:3]]
+print("loopback TCP round trip (129 bytes): median %.1f us, p90 %.1f us" % (rtt_med, rtt_p90))
+print("per world: the median over %d runs of the slowest rank's figure, in ms" % reps)
+print("%4s %11s %9s %9s %9s %9s %9s %11s %6s" % ("N", "rendezvous", "validate", "broadcast",
+      "comm-init", "v+b", "total", "bound(ms)", "ratio"))
+for n in sizes:
+    runs = []
+    for f in glob.glob(os.path.join(out, "w%d.*" % n)):
+        ranks = [json.loads(l) for l in open(f) if l.startswith("{")]
+        if len(ranks) != n or not all(r["ok"] for r in ranks):
+            continue
+        ph = lambda r, k: r["phases"][k] / 1000.0
+        runs.append({
+            "rdv": max(ph(r, "rendezvous") for r in ranks),
+            "val": max(ph(r, "validate") for r in ranks),
+            "bc": max(ph(r, "broadcast") for r in ranks),
+            "init": max(ph(r, "comm_init") for r in ranks),
+            "vb": max(ph(r, "validate") + ph(r, "broadcast") for r in ranks),
+            "tot": max(ph(r, "setup") for r in ranks),
+        })
+    if not runs:
+        print("%4d   (failed)" % n)
+        continue
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    bound = 2 * math.ceil(math.log2(n)) * rtt_med / 1000.0
+    print("%4d %11.2f %9.2f %9.2f %9.2f %9.2f %9.2f %11.3f %6.1f" % (
+        n, med["rdv"], med["val"], med["bc"], med["init"], med["vb"], med["tot"], bound,
+        med["vb"] / bound))
+PY
+rm -rf "$out"
