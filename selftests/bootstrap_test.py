@@ -15,8 +15,11 @@ import sys
 import tempfile
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
-ENCCTL = os.path.join(BUILD, "..", "tools", "encctl") if BUILD else "build/tools/encctl"
+ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
+if not BUILD or not os.access(ENCCTL, os.X_OK):
+    ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
 TMP = tempfile.mkdtemp(prefix="encd-bootstrap-")
 MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
 results = []

@@ -12,8 +12,9 @@
  * With -j, join prints one JSON object: "ok", "error" (the library's
  * sentence or null), "status", "rank", "rank_n", "phases" (microseconds),
  * "groups" and, when this rank recorded one, "mismatch". launch runs `world
- * join` for ranks 0..N-1 on vnc B+rank (a "%u" in --program becomes the
- * rank), passes their output through, and succeeds when all of them do.
+ * join` for ranks 0..N-1 (or FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a
+ * "%u" in --program becomes the rank), passes their output through, and
+ * succeeds when all of them do.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +34,7 @@
 
 struct join_opts {
 	unsigned int vnc, ctx, g_device_id, world_size, hold, timeout_ms;
+	unsigned int first, count;	/* launch: the ranks to start here */
 	const char *root, *program;
 	bool check_sigs, barrier;
 };
@@ -43,7 +45,8 @@ static void world_usage(void)
 		"Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
 		"                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
 		"                          [--barrier] [--hold SECONDS] [--timeout-ms MS]\n"
-		"       encctl [-j] world launch -n N --root HOST:PORT [--vnc-base B] [--ctx C]\n"
+		"       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
+		"                          [--vnc-base B] [--ctx C]\n"
 		"                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
 		"                          [--hold SECONDS] [--timeout-ms MS]\n");
 }
@@ -70,7 +73,7 @@ static bool parse_uint(const char *s, unsigned int *v)
 }
 
 enum { OPT_VNC = 256, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
-	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE };
+	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE, OPT_RANKS };
 
 static const struct option join_longopts[] = {
 	{ "vnc", required_argument, NULL, OPT_VNC },
@@ -84,6 +87,7 @@ static const struct option join_longopts[] = {
 	{ "barrier", no_argument, NULL, OPT_BARRIER },
 	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+	{ "ranks", required_argument, NULL, OPT_RANKS },
 	{ "json", no_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -136,6 +140,12 @@ static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc
 			continue;
 		case OPT_BARRIER:
 			o->barrier = true;
+			continue;
+		case OPT_RANKS:
+			if (sscanf(optarg, "%u:%u", &o->first, &o->count) != 2) {
+				fprintf(stderr, "encctl world: --ranks wants FIRST:COUNT\n");
+				return -1;
+			}
 			continue;
 		default:
 			return -1;
@@ -333,17 +343,26 @@ static int world_launch(int argc, char **argv)
 		world_usage();
 		return ENCCTL_EXIT_USAGE;
 	}
-	pids = calloc(o.world_size, sizeof(*pids));
+	/* By default every rank of the world, here; --ranks F:C only some. */
+	if (!o.count) {
+		o.first = 0;
+		o.count = o.world_size;
+	}
+	if (o.first >= o.world_size || o.count > o.world_size - o.first) {
+		world_usage();
+		return ENCCTL_EXIT_USAGE;
+	}
+	pids = calloc(o.count, sizeof(*pids));
 	if (!pids)
 		return ENCCTL_EXIT_FAIL;
 	fflush(stdout);
-	for (i = 0; i < o.world_size; i++) {
+	for (i = 0; i < o.count; i++) {
 		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], prog[4096];
 		char *args[32];
 		int a = 0;
 
 		snprintf(vnc, sizeof(vnc), "%u", o.vnc + i);
-		snprintf(gid, sizeof(gid), "%u", i);
+		snprintf(gid, sizeof(gid), "%u", o.first + i);
 		snprintf(ws, sizeof(ws), "%u", o.world_size);
 		snprintf(ctx, sizeof(ctx), "%u", o.ctx);
 		snprintf(hold, sizeof(hold), "%u", o.hold);
@@ -370,7 +389,7 @@ static int world_launch(int argc, char **argv)
 		if (o.program) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			snprintf(prog, sizeof(prog), o.program, i);
+			snprintf(prog, sizeof(prog), o.program, o.first + i);
 #pragma GCC diagnostic pop
 			args[a++] = "--program";
 			args[a++] = prog;
@@ -392,7 +411,7 @@ static int world_launch(int argc, char **argv)
 			_exit(127);
 		}
 	}
-	for (i = 0; i < o.world_size; i++) {
+	for (i = 0; i < o.count; i++) {
 		int status;
 
 		if (pids[i] <= 0)
@@ -403,7 +422,7 @@ static int world_launch(int argc, char **argv)
 	}
 	free(pids);
 	if (!encctl_opts.json)
-		printf("%u of %u ranks succeeded\n", o.world_size - failed, o.world_size);
+		printf("%u of %u ranks succeeded\n", o.count - failed, o.count);
 	return failed ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
 }
 
