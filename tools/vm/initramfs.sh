@@ -65,7 +65,7 @@ if [ -f "$out" ] && [ "$(cat "$out.hash" 2>/dev/null)" = "$hash" ]; then
 fi
 
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" "${tmp:-}"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,host,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 cp "$here/init" "$stage/init"
@@ -82,8 +82,12 @@ for m in "${order[@]}"; do
 done
 touch "$stage/lib/modules/order"
 
+# Runs in parallel (two lanes, two VMs) may build it at once: each renames
+# a whole archive into place.
 mkdir -p "$(dirname "$out")"
-(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
-mv "$out.tmp" "$out"
+tmp=$(mktemp "$out.XXXXXX")
+(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$tmp"
+chmod 644 "$tmp"
+mv "$tmp" "$out"
 echo "$hash" >"$out.hash"
 echo "initramfs: built $out (${#order[@]} modules)" >&2
