@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One test lane: boots KERNEL, runs the selftests in it (run-tests.sh) and
+# adds what only the host can see, the kernel problems on the console and a
+# VM that did not finish, to their count.
+#
+#   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
+#            [--selftests DIR] [run.sh options] -- [NAME]...
+#
+# The last line printed is "N passed, N failed[, N skipped]"; the exit
+# status is 0 only when nothing failed.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+
+build='' runner_args=() vm_args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
+	--quiet) vm_args+=("$1"); shift ;;
+	--) shift; break ;;
+	*) vm_args+=("$1" "$2"); shift 2 ;;
+	esac
+done
+[ -n "$build" ] || { echo "usage: $0 --kernel VMLINUZ --build BUILD/KVER [options] -- [NAME]..." >&2; exit 2; }
+out=$build/vm
+
+start=$(date +%s)
+"$here/run.sh" "${vm_args[@]}" --out "$out" -- \
+	"$here/run-tests.sh" --build "$build" "${runner_args[@]}" -- "$@" || true
+# What run.sh found; no result file means it could not even boot the VM.
+finished=0 status=1 kernel_problems=0
+if [ -f "$out/result" ]; then
+	# shellcheck source=/dev/null
+	. "$out/result"
+fi
+
+passed=0 failed=0 skipped=0
+summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$out/output.log" | tail -n 1 || true)
+if [ -n "$summary" ]; then
+	read -r passed _ failed _ skipped _ <<<"${summary//,/}"
+	skipped=${skipped:-0}
+fi
+failed=$((failed + kernel_problems))
+if [ "$finished" = 0 ]; then
+	echo "FAIL: the VM did not finish the tests"
+	failed=$((failed + 1))
+elif [ -z "$summary" ] || { [ "$status" != 0 ] && [ "$failed" = 0 ]; }; then
+	echo "FAIL: the test runner exited with status $status"
+	failed=$((failed + 1))
+fi
+[ "$kernel_problems" = 0 ] || echo "FAIL: $kernel_problems kernel problem(s), see $out/kernel-problems.txt"
+
+echo "lane $(basename "$build"): $(($(date +%s) - start))s"
+summary="$passed passed, $failed failed"
+[ "$skipped" = 0 ] || summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" = 0 ]
