@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# tools/vm/: the test lanes, each a QEMU VM that loads encd (never the host).
+#
+#   make check [KVER=6.12] [TESTS="gcomm_test ..."]   Debian's kernel
+#   make check-debug [TESTS=...]   a KASAN/lockdep/kmemleak kernel built from
+#                                  linux-source-6.1 (cached in /var/cache/encd)
+#   make demo                      tools/demo.sh in a 6.1 VM, encd loaded
+#
+# VM_MEM (MiB) and VM_TIMEOUT (seconds for the whole VM) tune the VM; each
+# test program's own limit is in selftests/settings. Every lane installs its
+# dependencies first, then builds, so each target re-runs make once deps are
+# in place (KVER is only known once the headers are installed).
+
+VM_DIR := $(TOP)/tools/vm
+VM_MEM ?= 2048
+VM_TIMEOUT ?= 1800
+VM_OPTS = --mem $(VM_MEM) --timeout $(VM_TIMEOUT)
+# A KVER given on the command line ("6.12") reaches here as given: the lanes
+# need the installed version's full name.
+VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
+
+.PHONY: check check-debug demo vm-check vm-check-debug vm-demo vm-kver
+check check-debug demo: deps
+	@$(MAKE) --no-print-directory vm-$@
+
+vm-kver:
+	@test -n "$(VM_KVER)" || { echo "no installed Debian kernel matches KVER=$(KVER)" >&2; exit 1; }
+	@test -r /boot/vmlinuz-$(VM_KVER) || { echo "/boot/vmlinuz-$(VM_KVER) is missing: run 'make deps'" >&2; exit 1; }
+
+vm-check: vm-kver
+	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
+	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
+		--build $(BUILD)/$(VM_KVER) $(VM_OPTS) -- $(TESTS)
+
+# The module is built against the debug kernel's tree under the label
+# "debug"; the kernel panics on the first WARN, and the runner checks
+# kmemleak after every program.
+vm-check-debug:
+	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
+	$(MAKE) --no-print-directory all KVER=debug KDIR=$$kdir && \
+	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/debug \
+		--append panic_on_warn=1 $(VM_OPTS) -- $(TESTS)
+
+vm-demo: vm-kver
+	@test -f $(TOP)/tools/demo.sh || { echo "tools/demo.sh does not exist yet" >&2; exit 1; }
+	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
+	@$(VM_DIR)/run.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
+		--out $(BUILD)/$(VM_KVER)/demo $(VM_OPTS) -- \
+		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko sh -c 'insmod "$$ENCD_KO" && exec bash "$$0"' \
+		$(TOP)/tools/demo.sh
