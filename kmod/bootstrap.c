@@ -28,6 +28,7 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/mm.h>
 #include <net/net_namespace.h>
 
@@ -529,6 +530,30 @@ static struct enc_world *owned_world(struct encd_ucmd *ucmd, struct enc_glb_comm
 	return w;
 }
 
+static int world_secret(struct encd_ucmd *ucmd, struct enc_world *w,
+			const struct encd_setup_global_comm *cmd)
+{
+	u8 key[ENCD_WORLD_SECRET_MAX];
+	int err;
+
+	BUILD_BUG_ON(ENCD_WORLD_SECRET_MAX != ENC_SECRET_MAX);
+	if (cmd->__reserved || cmd->__reserved2)
+		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
+	if (!cmd->secret_len)
+		return 0;
+	if (cmd->secret_len > sizeof(key))
+		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
+				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
+	if (copy_from_user(key, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
+		return -EFAULT;
+	err = enc_xport_set_secret(&w->x, key, cmd->secret_len);
+	memzero_explicit(key, sizeof(key));
+	if (err)
+		return encd_fail(ucmd, err, "Cannot key HMAC-SHA256 with the world secret (%d)",
+				 err);
+	return 0;
+}
+
 int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
 {
 	struct encd_setup_global_comm *cmd = ucmd->cmd;
@@ -546,6 +571,11 @@ int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
 		w = world_alloc(g, ucmd->file, timeout_of(cmd->timeout_ms));
 		if (!w) {
 			err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the world");
+			goto out;
+		}
+		err = world_secret(ucmd, w, cmd);
+		if (err) {
+			world_destroy(w);
 			goto out;
 		}
 		/* Published while it forms, so that netlink shows its nodes. */

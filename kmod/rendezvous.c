@@ -147,7 +147,8 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 		struct enc_peer_info info;
 		unsigned long hs;
 		struct socket *s;
-		u32 id, ws;
+		bool secret_ok;
+		u32 id, ws, len;
 
 		err = enc_sock_accept(x, &s);
 		if (err) {
@@ -155,13 +156,15 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 			goto out;
 		}
 		hs = min(x->deadline, jiffies + msecs_to_jiffies(HELLO_MS));
-		err = enc_frame_recv(x, s, hs, &h, (void **)&hello, sizeof(*hello));
+		err = enc_frame_recv(x, s, hs, &h, (void **)&hello, sizeof(*hello) + ENC_MAC_LEN);
 		if (err == -EINTR) {
 			enc_sock_close(s);
 			err = root_missing(x, err, conns, n, got);
 			goto out;
 		}
-		if (err || ntohs(h.type) != ENC_MSG_HELLO || ntohl(h.length) != sizeof(*hello)) {
+		len = err ? 0 : ntohl(h.length);
+		if (err || ntohs(h.type) != ENC_MSG_HELLO ||
+		    (len != sizeof(*hello) && len != sizeof(*hello) + ENC_MAC_LEN)) {
 			x->rejected++;
 			pr_info_ratelimited("root: turned away a connection that sent no HELLO (%d)\n",
 					    err);
@@ -171,9 +174,13 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 		}
 		ws = ntohl(hello->world_size);
 		id = ntohl(hello->g_device_id);
+		secret_ok = len == sizeof(*hello) + enc_xport_mac_len(x) &&
+			    enc_xport_mac_ok(x, hello, sizeof(*hello), (u8 *)(hello + 1));
 		err = peer_from_wire(&hello->self, &info, &ss);
 		kvfree(hello);
-		if (ws != n)
+		if (!secret_ok)
+			reject(x, s, "rank %u does not hold the world secret of the root", id);
+		else if (ws != n)
 			reject(x, s, "rank %u asked for a world of %u ranks, the root's has %u",
 			       id, ws, n);
 		else if (id >= n)
@@ -191,7 +198,7 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	}
 
 	table_len = sizeof(*ph) + (size_t)n * sizeof(*wpeer);
-	table = kvzalloc(table_len, GFP_KERNEL);
+	table = kvzalloc(table_len + ENC_MAC_LEN, GFP_KERNEL);
 	if (!table) {
 		err = -ENOMEM;
 		goto out;
@@ -202,8 +209,12 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	wpeer = table + sizeof(*ph);
 	for (i = 0; i < n; i++)
 		peer_to_wire(&peers[i], &x->peer_addr[i], &wpeer[i]);
+	err = enc_xport_mac(x, table, table_len, table + table_len);
+	if (err)
+		goto out;
 	for (i = 1; i < n; i++) {
-		err = enc_frame_send(x, conns[i], ENC_MSG_PEERS, 0, table, table_len);
+		err = enc_frame_send(x, conns[i], ENC_MSG_PEERS, 0, table,
+				     table_len + enc_xport_mac_len(x));
 		if (err) {
 			err = enc_xport_fail(x, err,
 					     "root: sending the peer table to rank %u failed (%d)",
@@ -233,7 +244,11 @@ out:
 static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
 		      const struct enc_peer_info *self, struct enc_frame_hdr *h, void **bufp)
 {
-	struct enc_hello hello = {};
+	struct {
+		struct enc_hello hello;
+		u8 mac[ENC_MAC_LEN];
+	} __packed msg = {};
+	struct enc_hello *hello = &msg.hello;
 	struct sockaddr_storage local;
 	struct socket *s;
 	int err;
@@ -264,10 +279,13 @@ static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
 			goto out;
 	}
 
-	hello.world_size = htonl(x->nranks);
-	hello.g_device_id = htonl(x->rank);
-	peer_to_wire(self, &x->listen_addr, &hello.self);
-	err = enc_frame_send(x, s, ENC_MSG_HELLO, 0, &hello, sizeof(hello));
+	hello->world_size = htonl(x->nranks);
+	hello->g_device_id = htonl(x->rank);
+	peer_to_wire(self, &x->listen_addr, &hello->self);
+	err = enc_xport_mac(x, hello, sizeof(*hello), msg.mac);
+	if (!err)
+		err = enc_frame_send(x, s, ENC_MSG_HELLO, 0, &msg,
+				     sizeof(*hello) + enc_xport_mac_len(x));
 	if (!err)
 		err = enc_frame_recv(x, s, x->deadline, h, bufp, ENC_FRAME_MAX);
 out:
@@ -315,9 +333,17 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 		goto out;
 	}
 	ph = buf;
-	if (ntohs(h.type) != ENC_MSG_PEERS || len != sizeof(*ph) + (size_t)n * sizeof(*wpeer) ||
+	if (ntohs(h.type) != ENC_MSG_PEERS ||
+	    len != sizeof(*ph) + (size_t)n * sizeof(*wpeer) + enc_xport_mac_len(x) ||
 	    ntohl(ph->world_size) != n) {
 		err = enc_xport_fail(x, -EPROTO, "rank %u: the root sent a bad peer table",
+				     x->rank);
+		goto out;
+	}
+	len -= enc_xport_mac_len(x);
+	if (!enc_xport_mac_ok(x, buf, len, buf + len)) {
+		err = enc_xport_fail(x, -EACCES,
+				     "rank %u: the root does not hold this rank's world secret",
 				     x->rank);
 		goto out;
 	}

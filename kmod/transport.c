@@ -17,6 +17,8 @@
  * listener that does not open with a valid LINK frame is turned away and the
  * world goes on.
  */
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
 #include <linux/inet.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -108,6 +110,42 @@ int enc_xport_fail(struct enc_xport *x, int err, const char *fmt, ...)
 		va_end(args);
 	}
 	return err;
+}
+
+int enc_xport_set_secret(struct enc_xport *x, const u8 *key, u32 len)
+{
+	struct crypto_shash *tfm;
+	int err;
+
+	tfm = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	err = crypto_shash_setkey(tfm, key, len);
+	if (err) {
+		crypto_free_shash(tfm);
+		return err;
+	}
+	x->mac = tfm;
+	return 0;
+}
+
+int enc_xport_mac(struct enc_xport *x, const void *data, u32 len, u8 *mac)
+{
+	if (!x->mac)
+		return 0;
+	return crypto_shash_tfm_digest(x->mac, data, len, mac);
+}
+
+bool enc_xport_mac_ok(struct enc_xport *x, const void *data, u32 len, const u8 *mac)
+{
+	u8 want[ENC_MAC_LEN];
+	bool ok;
+
+	if (!x->mac)
+		return true;
+	ok = !enc_xport_mac(x, data, len, want) && !crypto_memneq(want, mac, ENC_MAC_LEN);
+	memzero_explicit(want, sizeof(want));
+	return ok;
 }
 
 void enc_xport_begin(struct enc_xport *x, u32 timeout_ms)
@@ -476,13 +514,14 @@ static int accept_link(struct enc_xport *x)
 	hs = jiffies + msecs_to_jiffies(HANDSHAKE_MS);
 	if (time_after(hs, x->deadline))
 		hs = x->deadline;
-	err = enc_frame_recv(x, s, hs, &h, &buf, sizeof(*m));
+	err = enc_frame_recv(x, s, hs, &h, &buf, sizeof(*m) + ENC_MAC_LEN);
 	if (err == -EINTR) {
 		enc_sock_close(s);
 		return err;
 	}
 	m = buf;
-	rank = m && ntohl(h.length) == sizeof(*m) ? ntohl(m->rank) : U32_MAX;
+	rank = m && ntohl(h.length) == sizeof(*m) + enc_xport_mac_len(x) &&
+	       enc_xport_mac_ok(x, m, sizeof(*m), (u8 *)(m + 1)) ? ntohl(m->rank) : U32_MAX;
 	if (err || ntohs(h.type) != ENC_MSG_LINK || rank >= x->nranks ||
 	    be64_to_cpu(m->token) != x->token || ntohl(m->nranks) != x->nranks ||
 	    rank == x->rank || x->in[rank].sock) {
@@ -578,19 +617,27 @@ int enc_xport_send(struct enc_xport *x, u32 peer, u16 type, u32 tag, const void 
 	int err;
 
 	if (!l->sock) {
-		struct enc_link_msg m = {
-			.token = cpu_to_be64(x->token),
-			.rank = htonl(x->rank),
-			.nranks = htonl(x->nranks),
+		struct {
+			struct enc_link_msg m;
+			u8 mac[ENC_MAC_LEN];
+		} __packed link = {
+			.m.token = cpu_to_be64(x->token),
+			.m.rank = htonl(x->rank),
+			.m.nranks = htonl(x->nranks),
 		};
 		struct socket *s;
 
+		err = enc_xport_mac(x, &link.m, sizeof(link.m), link.mac);
+		if (err)
+			return enc_xport_fail(x, err, "rank %u: cannot sign a link (%d)", x->rank,
+					      err);
 		err = enc_sock_connect(x, &x->peer_addr[peer], false, &s);
 		if (err)
 			return enc_xport_fail(x, err, "rank %u: connecting to rank %u at %pISpc: %s",
 					      x->rank, peer, &x->peer_addr[peer], why(err));
 		l->sock = s;
-		err = enc_frame_send(x, s, ENC_MSG_LINK, 0, &m, sizeof(m));
+		err = enc_frame_send(x, s, ENC_MSG_LINK, 0, &link,
+				     sizeof(link.m) + enc_xport_mac_len(x));
 		if (err)
 			goto drop;
 	}
@@ -624,6 +671,9 @@ void enc_xport_destroy(struct enc_xport *x)
 	x->listener = NULL;
 	kvfree(x->peer_addr);
 	x->peer_addr = NULL;
+	if (x->mac)
+		crypto_free_shash(x->mac);
+	x->mac = NULL;
 	if (x->net)
 		put_net(x->net);
 	x->net = NULL;

@@ -7,8 +7,13 @@
 #include <linux/types.h>
 #include <linux/encd.h>
 
+struct crypto_shash;
 struct net;
 struct socket;
+
+/* The optional world secret: an HMAC-SHA256 key, and the tag it makes. */
+#define ENC_SECRET_MAX		64
+#define ENC_MAC_LEN		32
 
 /*
  * Every message on an encd socket is a frame: this header, big-endian, then
@@ -89,11 +94,27 @@ struct enc_xport {
 	struct enc_link *in, *out;
 	unsigned long deadline;		/* of the operation in progress, jiffies */
 	u32 rejected;			/* stray connections turned away */
+	struct crypto_shash *mac;	/* hmac(sha256) keyed by the world secret */
 	char *err;			/* where failures are described */
 	size_t err_len;
 };
 
 __printf(3, 4) int enc_xport_fail(struct enc_xport *x, int err, const char *fmt, ...);
+
+/*
+ * With a world secret, HELLO, the peer table and every LINK carry an
+ * HMAC-SHA256 of their content: a peer without the secret cannot join.
+ */
+int enc_xport_set_secret(struct enc_xport *x, const u8 *key, u32 len);
+static inline u32 enc_xport_mac_len(const struct enc_xport *x)
+{
+	return x->mac ? ENC_MAC_LEN : 0;
+}
+
+/* Writes the tag of @data to @mac (nothing without a secret). */
+int enc_xport_mac(struct enc_xport *x, const void *data, u32 len, u8 *mac);
+/* Whether @mac is the tag of @data; always with no secret. */
+bool enc_xport_mac_ok(struct enc_xport *x, const void *data, u32 len, const u8 *mac);
 
 /* Starts an operation: every wait in it ends by now + @timeout_ms. */
 void enc_xport_begin(struct enc_xport *x, u32 timeout_ms);

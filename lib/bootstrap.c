@@ -4,6 +4,7 @@
  * INIT_REPLICA_GROUPS, COMM_BARRIER and NODE_INFO. The kernel runs the whole
  * protocol and words the failures.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <enc/bootstrap.h>
@@ -17,8 +18,18 @@ NRT_STATUS enc_setup_global_comm_ex(uint32_t vnc, uint32_t ctx_id, uint32_t time
 		.ctx_id = ctx_id,
 		.timeout_ms = timeout_ms,
 	};
+	const char *secret = getenv(ENC_WORLD_SECRET_ENV);
 	NRT_STATUS st;
 
+	if (secret && *secret) {
+		req.secret_len = strlen(secret);
+		if (req.secret_len > ENCD_WORLD_SECRET_MAX)
+			return enc_set_error(NRT_INVALID,
+					     "enc_setup_global_comm: $%s is %u bytes long, the limit is %u",
+					     ENC_WORLD_SECRET_ENV, req.secret_len,
+					     ENCD_WORLD_SECRET_MAX);
+		req.secret_uptr = (uintptr_t)secret;
+	}
 	st = enc_ioctl(ENCD_IOC_SETUP_GLOBAL_COMM, &req, sizeof(req), "enc_setup_global_comm");
 	if (st == NRT_SUCCESS && info) {
 		info->rank = req.rank;

@@ -46,11 +46,16 @@ def join_cmd(vnc, gid, n, root, timeout_ms=20000, program=None, extra=()):
     return cmd + list(extra)
 
 
-def start(cmd):
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def start(cmd, secret=None):
+    env = dict(os.environ)
+    env.pop("ENC_WORLD_SECRET", None)
+    if secret:
+        env["ENC_WORLD_SECRET"] = secret
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
 
 
-def finish(p, timeout=120):
+def finish(p, timeout=300):
     out, err = p.communicate(timeout=timeout)
     lines = [line for line in out.splitlines() if line.startswith("{")]
     res = json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err}
@@ -105,8 +110,10 @@ def world_programs(n, offender=None, vary_stream=True):
     return paths
 
 
-def run_world(n, programs=None, extra=("--barrier",), timeout_ms=30000, vnc_base=0):
+def run_world(n, programs=None, extra=("--barrier",), timeout_ms=None, vnc_base=0):
     root = "127.0.0.1:%d" % port()
+    # Slow lanes (KASAN under TCG) need time to start 64 processes.
+    timeout_ms = timeout_ms or 30000 + 1500 * n
     procs = [start(join_cmd(vnc_base + r, r, n, root, timeout_ms,
                             programs[r] if programs else None, extra)) for r in range(n)]
     return [finish(p) for p in procs]
@@ -200,11 +207,13 @@ def _():
     bad = [r for r in res if r["ok"] or r["status"] != "NRT_TIMEOUT"]
     if bad:
         return False, "rank %d: %s %s" % (bad[0]["g_device_id"], bad[0]["status"], bad[0]["error"])
-    if took > 3.0 + 1.0 + 1.0:  # + 1 s for starting the processes in a slow VM
-        return False, "took %.1f s" % took
+    # Each survivor's setup call, timed by itself, ends within deadline + 1 s.
+    slowest = max(r["phases"]["setup"] for r in res) / 1e6
+    if slowest > 3.0 + 1.0:
+        return False, "a setup call took %.1f s" % slowest
     if "missing: 3" not in res[0]["error"]:
         return False, "the root does not name the missing rank: " + res[0]["error"]
-    return True, "%.1f s; root: %s" % (took, res[0]["error"])
+    return True, "%.1f s (slowest call %.1f s); root: %s" % (took, slowest, res[0]["error"])
 
 
 @case("unreachable_root_times_out")
@@ -311,6 +320,24 @@ def _():
     # Who was linked to it sees the drop at once; who was not, the deadline.
     return (not bad and took < 6.0 + 1.5,
             "%.1f s after the kill: %s" % (took, [r["error"] for r in res][:1]))
+
+
+@case("world_secret_admits_its_ranks_and_refuses_others_by_name")
+def _():
+    n, root, key = 3, "127.0.0.1:%d" % port(), "correct horse battery staple"
+    procs = [start(join_cmd(0, 0, n, root, 20000, extra=("--barrier",)), key)]
+    time.sleep(0.3)
+    nokey = finish(start(join_cmd(20, 1, n, root, 20000)))
+    badkey = finish(start(join_cmd(21, 1, n, root, 20000), "wrong"))
+    procs += [start(join_cmd(r, r, n, root, 20000, extra=("--barrier",)), key)
+              for r in range(1, n)]
+    res = [finish(p) for p in procs]
+    if not all(r["ok"] for r in res):
+        return False, [r["error"] for r in res if not r["ok"]]
+    for r in (nokey, badkey):
+        if r["ok"] or "does not hold the world secret" not in (r["error"] or ""):
+            return False, "a rank without the secret: %s" % r["error"]
+    return True, nokey["error"]
 
 
 @case("world_forms_again_after_failures")

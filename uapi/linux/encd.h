@@ -909,9 +909,20 @@ enum {
  * @out_flags: out: ENCD_SETUP_OUT_FORMED
  * @__reserved: must be 0
  * @phase_ns: out: how long each phase of the formation took, ENCD_PH_*
+ * @secret_uptr: the world secret, or 0
+ * @secret_len: its length, at most ENCD_WORLD_SECRET_MAX; 0: none
+ * @__reserved2: must be 0
  *
  * Idempotent: once the world is formed the call only reports it.
+ *
+ * With a world secret, HELLO, the peer table and every peer link carry an
+ * HMAC-SHA256 keyed by it: the root refuses a rank without it ("rank %u
+ * does not hold the world secret of the root", EINVAL), a rank refuses a
+ * root without it (EACCES), a link without it is turned away. Every rank of
+ * a world must give the same secret, or none. It never leaves the kernel.
  */
+#define ENCD_WORLD_SECRET_MAX	64
+
 struct encd_setup_global_comm {
 	struct encd_head head;
 	__u32 vnc;
@@ -922,6 +933,9 @@ struct encd_setup_global_comm {
 	__u32 out_flags;
 	__u32 __reserved;
 	__aligned_u64 phase_ns[ENCD_PH_N];
+	__aligned_u64 secret_uptr;
+	__u32 secret_len;
+	__u32 __reserved2;
 };
 #define ENCD_IOC_SETUP_GLOBAL_COMM	_IO(ENCD_TYPE, ENCD_CMD_SETUP_GLOBAL_COMM)
 

@@ -20,6 +20,14 @@
 extern "C" {
 #endif
 
+/*
+ * The optional world secret: when this environment variable is set (at most
+ * ENCD_WORLD_SECRET_MAX bytes), enc_setup_global_comm() gives it to the
+ * kernel, which authenticates the world's rendezvous and peer links with it.
+ * Every rank must have the same one.
+ */
+#define ENC_WORLD_SECRET_ENV	"ENC_WORLD_SECRET"
+
 /* The world's own replica group, where a group id is asked for. */
 #define ENC_GROUP_GLOBAL	ENCD_GROUP_GLOBAL
 
