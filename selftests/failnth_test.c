@@ -102,6 +102,19 @@ static bool disarm(struct __test_metadata *_metadata, int nth_fd)
 }
 
 /*
+ * After a for_each_nth() loop: it ended with a call that reached no armed
+ * point, and failed at least one before (else nothing was tested).
+ */
+static void check_points(struct __test_metadata *_metadata, int nth, bool injected)
+{
+	ASSERT_FALSE(injected);
+	ASSERT_LT(2, nth) {
+		TH_LOG("no allocation could be made to fail");
+	}
+	TH_LOG("%d allocation points failed in turn", nth - 2);
+}
+
+/*
  * Loops with nth = 1, 2, ...: the body arms fault point nth, makes its call,
  * sets @injected from disarm() and checks the state, until a call gets
  * through without reaching the armed point.
@@ -129,7 +142,7 @@ TEST_F(failnth, open)
 		test_cmd(encd_build(fd, 1, 0, 1, 0, NULL));
 		close(fd);
 	}
-	ASSERT_FALSE(injected);
+	check_points(_metadata, nth, injected);
 	test_err(ENOENT, NULL, encd_get(self->probe, 1, 0, NULL));
 }
 
@@ -162,24 +175,22 @@ TEST_F(failnth, build_of_a_new_comm)
 		close(fd);
 		test_err(ENOENT, NULL, encd_get(self->probe, 2, 1, NULL));
 	}
-	ASSERT_FALSE(injected);
+	check_points(_metadata, nth, injected);
 }
 
-TEST_F(failnth, build_and_validate_of_an_existing_comm)
+/* BUILD and VALIDATE attaching a second holder to an existing comm. */
+static void attach_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) *self,
+			unsigned long cmd)
 {
 	struct encd_glb_comm_header hdr;
 	bool injected;
 	int nth, fd, err;
 
-	require_failnth();
-
-	test_cmd(encd_build(self->probe, 3, 0, 2, 0, NULL));
 	for_each_nth(nth, injected) {
 		fd = encd_open();
 		ASSERT_LE(0, fd);
 		arm(_metadata, self->nth_fd, nth);
-		err = nth % 2 ? encd_build(fd, 3, 0, 2, 0, NULL) :
-				encd_validate(fd, 3, 1, 2, 0, NULL);
+		err = encd_gcomm(fd, cmd, 0, 3, 1, 2, 0, NULL);
 		injected = disarm(_metadata, self->nth_fd);
 		test_cmd(encd_get(self->probe, 3, 0, &hdr));
 		if (err) {
@@ -193,7 +204,23 @@ TEST_F(failnth, build_and_validate_of_an_existing_comm)
 		test_cmd(encd_get(self->probe, 3, 0, &hdr));
 		ASSERT_EQ(1, hdr.holders);
 	}
-	ASSERT_FALSE(injected);
+	check_points(_metadata, nth, injected);
+}
+
+TEST_F(failnth, build_of_an_existing_comm)
+{
+	require_failnth();
+
+	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
+	attach_walk(_metadata, self, ENCD_IOC_BUILD_GLOBAL_COMM);
+}
+
+TEST_F(failnth, validate_of_an_existing_comm)
+{
+	require_failnth();
+
+	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
+	attach_walk(_metadata, self, ENCD_IOC_VALIDATE_GLOBAL_COMM);
 }
 
 TEST_F(failnth, get_and_release)
@@ -217,7 +244,7 @@ TEST_F(failnth, get_and_release)
 		}
 		test_err(ENOENT, NULL, encd_get(self->probe, 4, 0, NULL));
 	}
-	ASSERT_FALSE(injected);
+	check_points(_metadata, nth, injected);
 }
 
 TEST_F(failnth, mmap)
@@ -246,7 +273,7 @@ TEST_F(failnth, mmap)
 		ASSERT_EQ(128, v[128]);
 		ASSERT_EQ(0, munmap(v, page));
 	}
-	ASSERT_FALSE(injected);
+	check_points(_metadata, nth, injected);
 	test_cmd(encd_release(self->probe, 5, 0));
 }
 
