@@ -32,13 +32,15 @@ vm-check: vm-kver
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
 		--build $(BUILD)/$(VM_KVER) $(VM_OPTS) -- $(TESTS)
 
-# The module is built against the debug kernel's tree under the label
-# "debug"; the kernel panics on the first WARN, and the runner checks
-# kmemleak after every program.
+# The module is built against the debug kernel's tree into build/debug-amd64
+# (the top Makefile takes a KVER without "-amd64" for a short Debian one).
+# The kernel panics on the first WARN; the runner checks kmemleak after
+# every program.
+VM_DEBUG_KVER := debug-amd64
 vm-check-debug:
 	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
-	$(MAKE) --no-print-directory all KVER=debug KDIR=$$kdir && \
-	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/debug \
+	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir && \
+	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/$(VM_DEBUG_KVER) \
 		--append panic_on_warn=1 $(VM_OPTS) -- $(TESTS)
 
 vm-demo: vm-kver
