@@ -691,7 +691,7 @@ int enc_bootstrap_ioctl_init_groups(struct encd_ucmd *ucmd)
 					r->group_id, r->rank, r->key[r->rank], g->g_device_id);
 			goto out;
 		}
-		enc_xport_begin(&w->x, timeout_of(cmd->timeout_ms));
+		enc_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
 		node = enc_get_nccl_comm(w, r->key, r->rank_n, r->rank, r->stream_id,
 					 r->group_id, r->sig, &hit, &err);
 		if (!node) {
@@ -751,7 +751,7 @@ int enc_bootstrap_ioctl_barrier(struct encd_ucmd *ucmd)
 		goto out;
 	}
 	t = ktime_get_ns();
-	enc_xport_begin(&w->x, timeout_of(cmd->timeout_ms));
+	enc_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
 	if (cmd->head.flags & ENCD_BARRIER_LOCAL) {
 		err = enc_lbarrier_wait(node->lb, w->x.deadline);
 		if (err)

@@ -35,7 +35,7 @@ struct enc_world {
 	struct encd_file *owner;
 	struct enc_xport x;
 	struct enc_peer_info *peers;	/* by global device id */
-	u32 timeout_ms;
+	u32 timeout_ms;			/* given at setup: the default of its operations */
 	struct enc_pool pools[ENCD_MAX_STREAM_N];
 	struct enc_node *global_node;
 	struct enc_node *groups[ENCD_MAX_COMM_N];

@@ -903,7 +903,8 @@ enum {
  * @head: flags must be 0
  * @vnc: the virtual NeuronCore
  * @ctx_id: < ENCD_MAX_CONTEXTS; this fd must hold the comm
- * @timeout_ms: the deadline of the formation, 0 for the module's default
+ * @timeout_ms: the deadline of the formation, 0 for the module's default;
+ *	it stays the world's default for its later operations
  * @rank: out: this rank in the world (its g_device_id)
  * @rank_n: out: the world size
  * @out_flags: out: ENCD_SETUP_OUT_FORMED
@@ -944,7 +945,7 @@ struct encd_setup_global_comm {
  * @head: flags must be 0
  * @vnc: the virtual NeuronCore
  * @ctx_id: < ENCD_MAX_CONTEXTS
- * @timeout_ms: the deadline of each group's bootstrap, 0 for the default
+ * @timeout_ms: the deadline of each group's bootstrap, 0 for the world's
  * @n_groups: out: replica groups brought up
  * @n_new: out: of those, how many bootstrapped a new comm node
  * @n_hits: out: how many found theirs in the pool
@@ -977,7 +978,7 @@ struct encd_init_replica_groups {
  * @vnc: the virtual NeuronCore
  * @ctx_id: < ENCD_MAX_CONTEXTS
  * @group_id: a replica group with a comm, or ENCD_GROUP_GLOBAL
- * @timeout_ms: the deadline, 0 for the default
+ * @timeout_ms: the deadline, 0 for the world's
  * @duration_ns: out: how long the barrier took
  *
  * Without flags: a dissemination barrier over the group's comm (ceil(log2
