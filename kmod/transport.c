@@ -293,6 +293,21 @@ int enc_sock_listen(struct net *net, const struct sockaddr_storage *addr, struct
 	return 0;
 }
 
+/*
+ * Whether a connection to a local port that nobody listens on picked that
+ * very port as its source and connected to itself (TCP simultaneous open):
+ * a rank retrying a root that is not up yet on loopback can do that.
+ */
+static bool self_connected(struct socket *s)
+{
+	struct sockaddr_storage local, peer;
+	int llen, plen;
+
+	llen = kernel_getsockname(s, (struct sockaddr *)&local);
+	plen = kernel_getpeername(s, (struct sockaddr *)&peer);
+	return llen > 0 && llen == plen && !memcmp(&local, &peer, llen);
+}
+
 int enc_sock_connect(struct enc_xport *x, const struct sockaddr_storage *addr, bool retry,
 		     struct socket **res)
 {
@@ -311,10 +326,17 @@ int enc_sock_connect(struct enc_xport *x, const struct sockaddr_storage *addr, b
 			return err;
 		tcp_sock_set_nodelay(s->sk);
 		set_timeouts(s, left);
+		/* So that a dead attempt never keeps the root from binding its port. */
+		sock_set_reuseaddr(s->sk);
 		err = kernel_connect(s, (struct sockaddr *)addr, addr_len(addr), 0);
-		if (!err) {
+		if (!err && !self_connected(s)) {
 			*res = s;
 			return 0;
+		}
+		if (!err) {
+			/* Connected to itself: nobody listens there (yet). Reset it. */
+			sock_no_linger(s->sk);
+			err = -ECONNREFUSED;
 		}
 		sock_release(s);
 		err = sock_errno(err);

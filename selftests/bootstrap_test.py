@@ -340,6 +340,28 @@ def _():
     return True, nokey["error"]
 
 
+@case("rank_that_connects_to_itself_retries_until_the_root_is_up")
+def _():
+    # With a tiny ephemeral range that holds the root's port, a rank retrying
+    # a root that is not up yet picks that port as its source and connects to
+    # itself (TCP simultaneous open); it must see through it.
+    path = "/proc/sys/net/ipv4/ip_local_port_range"
+    orig = open(path).read()
+    try:
+        with open(path, "w") as f:
+            f.write("41000 41003")
+        root = "127.0.0.1:41000"
+        r1 = start(join_cmd(1, 1, 2, root, 15000))
+        time.sleep(1.5)
+        r0 = start(join_cmd(0, 0, 2, root, 15000))
+        res = [finish(r0), finish(r1)]
+    finally:
+        with open(path, "w") as f:
+            f.write(orig)
+    bad = [r["error"] for r in res if not r["ok"]]
+    return not bad, bad or "formed"
+
+
 @case("world_forms_again_after_failures")
 def _():
     res = run_world(4, extra=("--barrier",))

@@ -35,6 +35,7 @@
 struct join_opts {
 	unsigned int vnc, ctx, g_device_id, world_size, hold, timeout_ms;
 	unsigned int first, count;	/* launch: the ranks to start here */
+	unsigned int barriers;		/* more group barriers, timed */
 	const char *root, *program;
 	bool check_sigs, barrier;
 };
@@ -44,7 +45,7 @@ static void world_usage(void)
 	fprintf(stderr,
 		"Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
 		"                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
-		"                          [--barrier] [--hold SECONDS] [--timeout-ms MS]\n"
+		"                          [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]\n"
 		"       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
 		"                          [--vnc-base B] [--ctx C]\n"
 		"                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
@@ -73,7 +74,7 @@ static bool parse_uint(const char *s, unsigned int *v)
 }
 
 enum { OPT_VNC = 256, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
-	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE, OPT_RANKS };
+	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE, OPT_RANKS, OPT_BARRIERS };
 
 static const struct option join_longopts[] = {
 	{ "vnc", required_argument, NULL, OPT_VNC },
@@ -88,6 +89,7 @@ static const struct option join_longopts[] = {
 	{ "hold", required_argument, NULL, OPT_HOLD },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 	{ "ranks", required_argument, NULL, OPT_RANKS },
+	{ "barriers", required_argument, NULL, OPT_BARRIERS },
 	{ "json", no_argument, NULL, 'j' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -129,6 +131,9 @@ static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc
 		case OPT_TIMEOUT:
 			dst = &o->timeout_ms;
 			break;
+		case OPT_BARRIERS:
+			dst = &o->barriers;
+			break;
 		case OPT_ROOT:
 			o->root = optarg;
 			continue;
@@ -169,7 +174,15 @@ struct join_result {
 	struct encd_node_info node;
 	bool have_node;
 	uint64_t t_build, t_setup, t_load, t_init_groups, t_barrier;
+	uint64_t barrier_median_us;	/* of --barriers more group barriers */
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static NRT_STATUS step(struct join_result *r, NRT_STATUS st, uint64_t t0, uint64_t *t)
 {
@@ -221,6 +234,25 @@ static void join_run(const struct join_opts *o, struct join_result *r)
 			 &r->t_barrier))
 			goto node;
 	}
+	if (o->barriers) {
+		uint64_t *us = calloc(o->barriers, sizeof(*us)), t;
+		unsigned int i;
+
+		for (i = 0; us && i < o->barriers; i++) {
+			t0 = now_us();
+			if (step(r, enc_comm_barrier(o->vnc, o->ctx, ENC_GROUP_GLOBAL,
+						     o->timeout_ms), t0, &t))
+				break;
+			us[i] = t;
+		}
+		if (us && i == o->barriers) {
+			qsort(us, o->barriers, sizeof(*us), cmp_u64);
+			r->barrier_median_us = us[o->barriers / 2];
+		}
+		free(us);
+		if (r->st != NRT_SUCCESS)
+			goto node;
+	}
 node:
 	/* The world's record of a mismatch outlives a failed group. */
 	r->have_node = enc_comm_info(o->vnc, o->ctx, ENC_GROUP_GLOBAL, &r->node) == NRT_SUCCESS;
@@ -258,6 +290,9 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 	json_object_object_add(ph, "init_groups", json_object_new_int64(r->t_init_groups));
 	json_object_object_add(ph, "barrier", json_object_new_int64(r->t_barrier));
 	json_object_object_add(j, "phases", ph);
+	if (o->barriers)
+		json_object_object_add(j, "barrier_median_us",
+				       json_object_new_int64(r->barrier_median_us));
 	if (r->have_groups) {
 		json_object *g = json_object_new_object();
 
@@ -357,7 +392,7 @@ static int world_launch(int argc, char **argv)
 		return ENCCTL_EXIT_FAIL;
 	fflush(stdout);
 	for (i = 0; i < o.count; i++) {
-		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], prog[4096];
+		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], nb[16], prog[4096];
 		char *args[32];
 		int a = 0;
 
@@ -386,6 +421,9 @@ static int world_launch(int argc, char **argv)
 		args[a++] = hold;
 		args[a++] = "--timeout-ms";
 		args[a++] = tmo;
+		snprintf(nb, sizeof(nb), "%u", o.barriers);
+		args[a++] = "--barriers";
+		args[a++] = nb;
 		if (o.program) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
