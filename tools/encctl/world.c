@@ -175,6 +175,8 @@ struct join_result {
 	bool have_node;
 	uint64_t t_build, t_setup, t_load, t_init_groups, t_barrier;
 	uint64_t barrier_median_us;	/* of --barriers more group barriers */
+	struct encd_node_info groups[ENCD_MAX_COMM_N];	/* the replica groups' comms */
+	bool have_group[ENCD_MAX_COMM_N];
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -254,6 +256,8 @@ static void join_run(const struct join_opts *o, struct join_result *r)
 			goto node;
 	}
 node:
+	for (unsigned int g = 0; r->have_groups && g < ENCD_MAX_COMM_N; g++)
+		r->have_group[g] = enc_comm_info(o->vnc, o->ctx, g, &r->groups[g]) == NRT_SUCCESS;
 	/* The world's record of a mismatch outlives a failed group. */
 	r->have_node = enc_comm_info(o->vnc, o->ctx, ENC_GROUP_GLOBAL, &r->node) == NRT_SUCCESS;
 }
@@ -294,11 +298,35 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 		json_object_object_add(j, "barrier_median_us",
 				       json_object_new_int64(r->barrier_median_us));
 	if (r->have_groups) {
-		json_object *g = json_object_new_object();
+		json_object *g = json_object_new_object(), *nodes = json_object_new_array();
+		static const char *const gph[4] = { "validate", "broadcast", "ring", "local_barrier" };
 
 		json_object_object_add(g, "new", json_object_new_int64(r->n_new));
 		json_object_object_add(g, "hits", json_object_new_int64(r->n_hits));
 		json_object_object_add(j, "groups", g);
+		/* Each group's comm, with its own bootstrap's phases in microseconds. */
+		for (i = 0; i < ENCD_MAX_COMM_N; i++) {
+			const struct encd_node_info *ni = &r->groups[i];
+			json_object *e;
+			int k;
+
+			if (!r->have_group[i])
+				continue;
+			e = json_object_new_object();
+			json_object_object_add(e, "group_id", json_object_new_int64(i));
+			json_object_object_add(e, "stream", json_object_new_int64(ni->stream_id));
+			json_object_object_add(e, "rank", json_object_new_int64(ni->rank));
+			json_object_object_add(e, "rank_n", json_object_new_int64(ni->rank_n));
+			json_object_object_add(e, "global",
+					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_GLOBAL));
+			json_object_object_add(e, "bound",
+					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_BOUND));
+			for (k = 0; k < 4; k++)
+				json_object_object_add(e, gph[k],
+						       json_object_new_int64(ni->phase_ns[k] / 1000));
+			json_object_array_add(nodes, e);
+		}
+		json_object_object_add(j, "group_comms", nodes);
 	}
 	if (r->have_node) {
 		json_object *c = json_object_new_array();
