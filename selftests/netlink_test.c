@@ -1,0 +1,1227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "encd" generic netlink family, spoken raw (no libmnl, so requests can
+ * be malformed on purpose): what it shows of the global comms compared field
+ * by field with ENCD_IOC_GET_GLOBAL_COMM and with libenc, complete and split
+ * dumps of every comm of 256 cores, dumps racing builds and teardowns,
+ * events, privileges, network namespaces, extended acks for malformed
+ * requests, and encctl's JSON (status, comm show, monitor -j) against the
+ * library.
+ *
+ * Loaded with num_vcores=256 (netlink_test.modparams).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/capability.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <json-c/json.h>
+
+#include <enc/enc.h>
+
+#include "encd_test.h"
+
+#define NUM_VCORES	256
+#define NL_BUF		(1 << 16)
+
+/* --- a small generic netlink client --- */
+
+struct nl {
+	int fd;
+	uint16_t family;
+	uint32_t events;	/* the "events" group id */
+	uint32_t seq;
+	char buf[NL_BUF];
+};
+
+/* What the kernel said about the last request. */
+struct nl_reply {
+	int err;		/* 0 or a negative errno */
+	char msg[256];		/* NLMSGERR_ATTR_MSG */
+	uint32_t offs;		/* NLMSGERR_ATTR_OFFS, 0 if none */
+	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
+	int parts;		/* recv() calls that brought data messages */
+	int msgs;		/* data messages */
+	bool intr;		/* some message had NLM_F_DUMP_INTR */
+};
+
+struct req {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char attrs[1024];
+};
+
+typedef void (*msg_cb)(const struct nlmsghdr *nlh, void *arg);
+
+#define NLA_OK_(a, rem)							\
+	((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
+	 (a)->nla_len <= (rem))
+#define NLA_NEXT_(a, rem)						\
+	((rem) -= NLA_ALIGN((a)->nla_len),				\
+	 (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+#define nla_for_each(a, head, len, rem)					\
+	for ((a) = (head), (rem) = (len); NLA_OK_(a, rem); (a) = NLA_NEXT_(a, rem))
+
+static void *nla_data(const struct nlattr *a)
+{
+	return (char *)a + NLA_HDRLEN;
+}
+
+static int nla_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+static struct nlattr *genl_attrs(const struct nlmsghdr *nlh, int *len)
+{
+	*len = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	return (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+}
+
+static void parse_attrs(struct nlattr *head, int len, const struct nlattr **tb, int max)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	nla_for_each(a, head, len, rem)
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+}
+
+static void parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb, int max)
+{
+	int len;
+	struct nlattr *head = genl_attrs(nlh, &len);
+
+	parse_attrs(head, len, tb, max);
+}
+
+static uint8_t genl_cmd(const struct nlmsghdr *nlh)
+{
+	return ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
+}
+
+static void req_init(struct req *r, uint16_t type, uint8_t cmd, uint16_t flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->n.nlmsg_type = type;
+	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	r->g.cmd = cmd;
+	r->g.version = ENCD_GENL_VERSION;
+}
+
+/* Appends an attribute; returns its offset in the message. */
+static uint32_t put_attr(struct req *r, uint16_t type, const void *data, uint16_t len)
+{
+	struct nlattr *a = (struct nlattr *)((char *)&r->n + NLMSG_ALIGN(r->n.nlmsg_len));
+	uint32_t off = (char *)a - (char *)&r->n;
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	if (len)
+		memcpy(nla_data(a), data, len);
+	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
+	return off;
+}
+
+static uint32_t put_u32(struct req *r, uint16_t type, uint32_t v)
+{
+	return put_attr(r, type, &v, sizeof(v));
+}
+
+static int nl_socket(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	int one = 1;
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	return fd;
+}
+
+static void parse_extack(const struct nlmsghdr *nlh, unsigned int off, struct nl_reply *rep)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len = nlh->nlmsg_len - NLMSG_HDRLEN - off;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
+		return;
+	parse_attrs((struct nlattr *)((char *)NLMSG_DATA(nlh) + off), len, tb, NLMSGERR_ATTR_MAX);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(rep->msg, sizeof(rep->msg), "%s", (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_OFFS])
+		rep->offs = *(uint32_t *)nla_data(tb[NLMSGERR_ATTR_OFFS]);
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		rep->miss_type = *(uint32_t *)nla_data(tb[NLMSGERR_ATTR_MISS_TYPE]);
+}
+
+/*
+ * Sends @r and reads the answer to its end (ack, error or NLMSG_DONE);
+ * every data message goes to @cb. Returns rep->err.
+ */
+static int nl_talk(struct nl *nl, struct req *r, msg_cb cb, void *arg, struct nl_reply *rep)
+{
+	struct nlmsghdr *h;
+	bool data;
+	ssize_t n;
+	int len;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->miss_type = -1;
+	r->n.nlmsg_seq = ++nl->seq;
+	if (send(nl->fd, r, r->n.nlmsg_len, 0) < 0)
+		return rep->err = -errno;
+	for (;;) {
+		n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
+		if (n < 0)
+			return rep->err = -errno;
+		data = false;
+		len = n;
+		for (h = (struct nlmsghdr *)nl->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != r->n.nlmsg_seq)
+				continue;
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				rep->intr = true;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+				unsigned int off = sizeof(*e);
+
+				if (!(h->nlmsg_flags & NLM_F_CAPPED))
+					off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+				parse_extack(h, off, rep);
+				return rep->err = e->error;
+			}
+			if (h->nlmsg_type == NLMSG_DONE) {
+				int status = *(int *)NLMSG_DATA(h);
+
+				parse_extack(h, sizeof(status), rep);
+				return rep->err = status < 0 ? status : 0;
+			}
+			data = true;
+			rep->msgs++;
+			if (cb)
+				cb(h, arg);
+		}
+		rep->parts += data;
+	}
+}
+
+struct family_info {
+	uint16_t id;
+	uint32_t events;
+};
+
+static void family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct family_info *fam = arg;
+	struct nlattr *a;
+	int rem;
+
+	parse_msg(nlh, tb, CTRL_ATTR_MAX);
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		fam->id = *(uint16_t *)nla_data(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	nla_for_each(a, (struct nlattr *)nla_data(tb[CTRL_ATTR_MCAST_GROUPS]),
+		     nla_len(tb[CTRL_ATTR_MCAST_GROUPS]), rem) {
+		parse_attrs(nla_data(a), nla_len(a), g, CTRL_ATTR_MCAST_GRP_MAX);
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp(nla_data(g[CTRL_ATTR_MCAST_GRP_NAME]), ENCD_MCGRP_EVENTS))
+			fam->events = *(uint32_t *)nla_data(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+}
+
+/* Opens a socket in the caller's network namespace and resolves "encd". */
+static int nl_open(struct nl *nl)
+{
+	struct family_info fam = {};
+	struct nl_reply rep;
+	struct req r;
+
+	nl->seq = 1000;
+	nl->fd = nl_socket();
+	if (nl->fd < 0)
+		return -errno;
+	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	r.g.version = 1;
+	put_attr(&r, CTRL_ATTR_FAMILY_NAME, ENCD_GENL_NAME, sizeof(ENCD_GENL_NAME));
+	if (nl_talk(nl, &r, family_cb, &fam, &rep))
+		return rep.err;
+	nl->family = fam.id;
+	nl->events = fam.events;
+	return 0;
+}
+
+static void nl_close(struct nl *nl)
+{
+	close(nl->fd);
+}
+
+static int nl_join_events(struct nl *nl)
+{
+	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &nl->events,
+			  sizeof(nl->events)) ? -errno : 0;
+}
+
+/* The next encd event on an events socket, within @ms; NULL if none. */
+static const struct nlmsghdr *nl_next_event(struct nl *nl, int ms)
+{
+	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
+	struct nlmsghdr *h;
+	ssize_t n;
+
+	while (poll(&pfd, 1, ms) == 1) {
+		n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
+		if (n <= 0)
+			return NULL;
+		h = (struct nlmsghdr *)nl->buf;
+		/* One event per datagram: the kernel multicasts them one by one. */
+		if (NLMSG_OK(h, n) && h->nlmsg_type == nl->family)
+			return h;
+	}
+	return NULL;
+}
+
+/* --- global comms as the family shows them --- */
+
+static uint32_t a_u32(const struct nlattr *a)
+{
+	return a && nla_len(a) == 4 ? *(uint32_t *)nla_data(a) : 0xdeadbeef;
+}
+
+static uint64_t a_u64(const struct nlattr *a)
+{
+	uint64_t v = 0xdeadbeefdeadbeefULL;
+
+	if (a && nla_len(a) == 8)
+		memcpy(&v, nla_data(a), 8);
+	return v;
+}
+
+/* Asserts that a GCOMM_GET reply or event says what the ioctl says. */
+static void check_gcomm(struct __test_metadata *_metadata, const struct nlmsghdr *nlh,
+			const struct encd_glb_comm_header *h)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct stat st;
+
+	parse_msg(nlh, tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(h->nec_dev_id, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
+	ASSERT_EQ(h->ctx_id, a_u32(tb[ENCD_A_GCOMM_CTX]));
+	ASSERT_EQ(h->serial, a_u64(tb[ENCD_A_GCOMM_SERIAL]));
+	ASSERT_EQ(h->g_device_id, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_ID]));
+	ASSERT_EQ(h->g_device_cnt, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_CNT]));
+	ASSERT_EQ(h->vtpb_idx, a_u32(tb[ENCD_A_GCOMM_VTPB_IDX]));
+	ASSERT_EQ(h->mla_idx, (int32_t)a_u32(tb[ENCD_A_GCOMM_MLA_IDX]));
+	ASSERT_EQ(h->host_device_id, (int32_t)a_u32(tb[ENCD_A_GCOMM_HOST_DEVICE_ID]));
+	ASSERT_EQ(h->routing_id, (int32_t)a_u32(tb[ENCD_A_GCOMM_ROUTING_ID]));
+	ASSERT_EQ(h->virtual_server_id, a_u32(tb[ENCD_A_GCOMM_VIRTUAL_SERVER_ID]));
+	ASSERT_EQ(h->pod_type, a_u32(tb[ENCD_A_GCOMM_POD_TYPE]));
+	ASSERT_EQ(h->pod_node_id, a_u32(tb[ENCD_A_GCOMM_POD_NODE_ID]));
+	ASSERT_EQ(h->pod_sz, a_u32(tb[ENCD_A_GCOMM_POD_SZ]));
+	ASSERT_EQ(h->reservation_id, a_u64(tb[ENCD_A_GCOMM_RESERVATION_ID]));
+	ASSERT_NE(NULL, tb[ENCD_A_GCOMM_ROOT_COMM_ID]);
+	ASSERT_STREQ(h->root_comm_id, (char *)nla_data(tb[ENCD_A_GCOMM_ROOT_COMM_ID]));
+	ASSERT_EQ(!!h->check_sigs, !!tb[ENCD_A_GCOMM_CHECK_SIGS]);
+	ASSERT_EQ(h->state, a_u32(tb[ENCD_A_GCOMM_STATE]));
+	ASSERT_NE(0, a_u64(tb[ENCD_A_GCOMM_CREATED]));
+	/* A comm built in this test's namespace belongs to it. */
+	ASSERT_EQ(0, stat("/proc/self/ns/net", &st));
+	ASSERT_EQ(st.st_ino, a_u32(tb[ENCD_A_GCOMM_NETNS_INO]));
+}
+
+/* A dump or get of global comms, each reply kept (up to 2 per slot). */
+struct gcomms {
+	int n;
+	struct nlmsghdr *msg[2 * ENCD_NEC_MAX_DEVICES * ENCD_MAX_CONTEXTS];
+};
+
+static void gcomms_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct gcomms *gs = arg;
+
+	if (gs->n < (int)(sizeof(gs->msg) / sizeof(gs->msg[0]))) {
+		gs->msg[gs->n] = malloc(nlh->nlmsg_len);
+		memcpy(gs->msg[gs->n++], nlh, nlh->nlmsg_len);
+	}
+}
+
+static void gcomms_free(struct gcomms *gs)
+{
+	while (gs->n)
+		free(gs->msg[--gs->n]);
+}
+
+/* Dumps the comms (-1: no filter); returns the reply's error. */
+static int gcomm_dump(struct nl *nl, int nec_dev, int ctx, struct gcomms *gs, struct nl_reply *rep)
+{
+	struct req r;
+
+	req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	if (nec_dev >= 0)
+		put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
+	if (ctx >= 0)
+		put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
+	return nl_talk(nl, &r, gcomms_cb, gs, rep);
+}
+
+static int gcomm_get(struct nl *nl, uint32_t nec_dev, uint32_t ctx, struct gcomms *gs,
+		     struct nl_reply *rep)
+{
+	struct req r;
+
+	req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, 0);
+	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
+	put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
+	return nl_talk(nl, &r, gcomms_cb, gs, rep);
+}
+
+/* TOPO_SET with every host fact; returns the error. */
+static int topo_set(struct nl *nl, uint32_t pod_type, uint32_t pod_node_id, uint32_t pod_sz,
+		    uint64_t reservation_id, uint32_t vss)
+{
+	struct nl_reply rep;
+	struct req r;
+
+	req_init(&r, nl->family, ENCD_NL_CMD_TOPO_SET, 0);
+	put_u32(&r, ENCD_A_TOPO_POD_TYPE, pod_type);
+	put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, pod_node_id);
+	put_u32(&r, ENCD_A_TOPO_POD_SZ, pod_sz);
+	put_attr(&r, ENCD_A_TOPO_RESERVATION_ID, &reservation_id, sizeof(reservation_id));
+	put_u32(&r, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE, vss);
+	return nl_talk(nl, &r, NULL, NULL, &rep);
+}
+
+/* Runs @fn in a child and returns its exit status (or 128 + signal). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+FIXTURE(nl) {
+	struct nl nl;
+	int fd;		/* /dev/encd */
+};
+
+FIXTURE_SETUP(nl)
+{
+	ASSERT_EQ(0, nl_open(&self->nl));
+	ASSERT_NE(0, self->nl.family);
+	self->fd = encd_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(nl)
+{
+	/* The topology is the host's: put it back as the module loaded it. */
+	topo_set(&self->nl, 0, 0, 0, 0, 0);
+	close(self->fd);
+	nl_close(&self->nl);
+}
+
+TEST_F(nl, family_has_version_and_events_group)
+{
+	ASSERT_NE(0, self->nl.events);
+}
+
+TEST_F(nl, get_matches_ioctl_header_field_by_field)
+{
+	struct encd_glb_comm_header h;
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	__u32 vnc;
+
+	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_P2P, 1, 2, 0x1122334455667788ULL, 2));
+	test_cmd(encd_build(self->fd, 5, 3, 8, 0, NULL));
+	test_cmd(encd_gcomm(self->fd, ENCD_IOC_BUILD_GLOBAL_COMM, ENCD_GCOMM_CHECK_SIGS, 9, 6, 8,
+			    1, NULL));
+	for (vnc = 5; vnc <= 9; vnc += 4) {
+		__u32 ctx = vnc == 5 ? 0 : 1;
+
+		test_cmd(encd_get(self->fd, vnc, ctx, &h));
+		ASSERT_EQ(0, gcomm_get(&self->nl, vnc, ctx, &gs, &rep));
+		ASSERT_EQ(1, gs.n);
+		ASSERT_EQ(ENCD_NL_CMD_GCOMM_GET, genl_cmd(gs.msg[0]));
+		check_gcomm(_metadata, gs.msg[0], &h);
+		gcomms_free(&gs);
+	}
+}
+
+TEST_F(nl, get_of_a_missing_comm_is_enoent_with_a_reason)
+{
+	struct nl_reply rep;
+	struct gcomms gs = {};
+
+	ASSERT_EQ(-ENOENT, gcomm_get(&self->nl, 17, 1, &gs, &rep));
+	ASSERT_STREQ("no global comm on that core and context", rep.msg);
+	ASSERT_EQ(0, gs.n);
+}
+
+TEST_F(nl, dump_of_every_comm_of_256_cores_is_complete_and_split)
+{
+	struct encd_glb_comm_header h;
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	uint32_t dev, ctx, i;
+
+	for (dev = 0; dev < NUM_VCORES; dev++)
+		for (ctx = 0; ctx < ENCD_MAX_CONTEXTS; ctx++)
+			test_cmd(encd_build(self->fd, dev, dev, NUM_VCORES + ctx, ctx, NULL));
+
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+	ASSERT_EQ(NUM_VCORES * ENCD_MAX_CONTEXTS, gs.n);
+	/* 512 comms do not fit in one part of a dump. */
+	ASSERT_LT(1, rep.parts);
+	ASSERT_FALSE(rep.intr);
+	for (i = 0; i < (uint32_t)gs.n; i++) {
+		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		/* In slot order, each once. */
+		ASSERT_EQ(i / ENCD_MAX_CONTEXTS, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
+		ASSERT_EQ(i % ENCD_MAX_CONTEXTS, a_u32(tb[ENCD_A_GCOMM_CTX]));
+		test_cmd(encd_get(self->fd, i / ENCD_MAX_CONTEXTS, i % ENCD_MAX_CONTEXTS, &h));
+		check_gcomm(_metadata, gs.msg[i], &h);
+	}
+	gcomms_free(&gs);
+
+	/* The filters. */
+	ASSERT_EQ(0, gcomm_dump(&self->nl, 200, -1, &gs, &rep));
+	ASSERT_EQ(2, gs.n);
+	gcomms_free(&gs);
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, 1, &gs, &rep));
+	ASSERT_EQ(NUM_VCORES, gs.n);
+	gcomms_free(&gs);
+	ASSERT_EQ(0, gcomm_dump(&self->nl, 255, 1, &gs, &rep));
+	ASSERT_EQ(1, gs.n);
+	gcomms_free(&gs);
+
+	/* Released, they are gone from the next dump. */
+	close(self->fd);
+	self->fd = encd_open();
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+	ASSERT_EQ(0, gs.n);
+}
+
+/* Builds and tears down comms on cores 0..63, over and over. */
+static int churn(void *arg)
+{
+	int rounds = *(int *)arg, fd, r;
+	__u32 vnc;
+
+	for (r = 0; r < rounds; r++) {
+		fd = encd_open();
+		if (fd < 0)
+			return 1;
+		for (vnc = 0; vnc < 64; vnc++)
+			if (encd_build(fd, vnc, vnc, 64, vnc % 2, NULL))
+				return 2;
+		close(fd);
+	}
+	return 0;
+}
+
+TEST_F(nl, dump_racing_builds_and_teardowns_has_only_whole_entries)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	int rounds = 200, status, i, d, intr = 0;
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	uint32_t dev;
+	pid_t pid;
+
+	/* Cores 100..227 stay put, so every dump has them whatever it races. */
+	for (dev = 100; dev < 228; dev++)
+		test_cmd(encd_build(self->fd, dev, dev - 100, 128, 0, NULL));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(churn(&rounds));
+
+	for (d = 0; d < 100; d++) {
+		int stable = 0;
+
+		ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+		intr += rep.intr;
+		for (i = 0; i < gs.n; i++) {
+			parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+			dev = a_u32(tb[ENCD_A_GCOMM_NEC_DEV]);
+			/* Every entry is whole and as it was built. */
+			if (dev < 64) {
+				ASSERT_EQ(dev, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_ID]));
+				ASSERT_EQ(64, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_CNT]));
+				ASSERT_EQ(dev % 2, a_u32(tb[ENCD_A_GCOMM_CTX]));
+			} else {
+				ASSERT_LE(100, dev);
+				ASSERT_GT(228, dev);
+				ASSERT_EQ(dev - 100, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_ID]));
+				ASSERT_EQ(128, a_u32(tb[ENCD_A_GCOMM_G_DEVICE_CNT]));
+				stable++;
+			}
+			ASSERT_NE(NULL, tb[ENCD_A_GCOMM_ROOT_COMM_ID]);
+		}
+		ASSERT_EQ(128, stable);
+		gcomms_free(&gs);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	TH_LOG("%d of 100 dumps were marked interrupted", intr);
+}
+
+TEST_F(nl, events_say_when_a_comm_is_built_and_torn_down)
+{
+	struct encd_glb_comm_header h;
+	const struct nlmsghdr *ev;
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct nl events;
+
+	ASSERT_EQ(0, nl_open(&events));
+	ASSERT_EQ(0, nl_join_events(&events));
+
+	test_cmd(encd_build(self->fd, 42, 7, 16, 1, NULL));
+	test_cmd(encd_get(self->fd, 42, 1, &h));
+	ev = nl_next_event(&events, 2000);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(ENCD_NL_CMD_GCOMM_ADD_NTF, genl_cmd(ev));
+	check_gcomm(_metadata, ev, &h);
+
+	/* A second holder of the same world makes no new comm: no event. */
+	test_cmd(encd_build(self->fd, 42, 7, 16, 1, NULL));
+	test_cmd(encd_release(self->fd, 42, 1));
+	ev = nl_next_event(&events, 2000);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(ENCD_NL_CMD_GCOMM_DEL_NTF, genl_cmd(ev));
+	parse_msg(ev, tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(h.serial, a_u64(tb[ENCD_A_GCOMM_SERIAL]));
+	ASSERT_EQ(0, a_u32(tb[ENCD_A_GCOMM_HOLDERS]));
+	ASSERT_EQ(NULL, nl_next_event(&events, 200));
+	nl_close(&events);
+}
+
+/* As nobody: read, listen, but not change the topology. */
+static int unprivileged(void *arg)
+{
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	struct nl nl;
+
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return 10;
+	if (nl_open(&nl))
+		return 11;
+	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 1)
+		return 12;
+	gcomms_free(&gs);
+	if (gcomm_get(&nl, 3, 0, &gs, &rep) || gs.n != 1)
+		return 13;
+	if (nl_join_events(&nl))
+		return 14;
+	if (topo_set(&nl, 1, 0, 2, 0, 0) != -EPERM)
+		return 15;
+	return 0;
+}
+
+TEST_F(nl, nobody_reads_and_listens_but_cannot_set_the_topology)
+{
+	test_cmd(encd_build(self->fd, 3, 0, 2, 0, NULL));
+	ASSERT_EQ(0, in_child(unprivileged, NULL));
+}
+
+/* As root without CAP_NET_ADMIN. */
+static int no_net_admin(void *arg)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+	struct nl nl;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 10;
+	data[0].effective &= ~(1U << CAP_NET_ADMIN);
+	data[0].permitted &= ~(1U << CAP_NET_ADMIN);
+	if (syscall(SYS_capset, &hdr, data))
+		return 11;
+	if (nl_open(&nl))
+		return 12;
+	if (topo_set(&nl, 1, 0, 2, 0, 0) != -EPERM)
+		return 13;
+	return 0;
+}
+
+TEST_F(nl, root_without_cap_net_admin_cannot_set_the_topology)
+{
+	ASSERT_EQ(0, in_child(no_net_admin, NULL));
+}
+
+TEST_F(nl, topology_set_is_read_back_and_reaches_new_comms)
+{
+	const struct nlattr *tb[ENCD_A_TOPO_MAX + 1];
+	struct encd_glb_comm_header h;
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	struct req r;
+
+	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_SWITCH, 3, 8, 99, 4));
+	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	ASSERT_EQ(0, nl_talk(&self->nl, &r, gcomms_cb, &gs, &rep));
+	ASSERT_EQ(1, gs.n);
+	parse_msg(gs.msg[0], tb, ENCD_A_TOPO_MAX);
+	ASSERT_EQ(NUM_VCORES, a_u32(tb[ENCD_A_TOPO_NUM_VCORES]));
+	ASSERT_EQ(ENCD_POD_TYPE_SWITCH, a_u32(tb[ENCD_A_TOPO_POD_TYPE]));
+	ASSERT_EQ(3, a_u32(tb[ENCD_A_TOPO_POD_NODE_ID]));
+	ASSERT_EQ(8, a_u32(tb[ENCD_A_TOPO_POD_SZ]));
+	ASSERT_EQ(99, a_u64(tb[ENCD_A_TOPO_RESERVATION_ID]));
+	ASSERT_EQ(4, a_u32(tb[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE]));
+	gcomms_free(&gs);
+
+	/* Only what is given changes. */
+	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
+	put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, 2);
+	ASSERT_EQ(0, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	test_cmd(encd_build(self->fd, 11, 5, 8, 0, NULL));
+	test_cmd(encd_get(self->fd, 11, 0, &h));
+	ASSERT_EQ(ENCD_POD_TYPE_SWITCH, h.pod_type);
+	ASSERT_EQ(2, h.pod_node_id);
+	ASSERT_EQ(8, h.pod_sz);
+	ASSERT_EQ(99, h.reservation_id);
+	ASSERT_EQ(1, h.virtual_server_id);
+
+	/* The seed's pod check sees a pod_type the provider was set to. */
+	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_INVALID, 0, 0, 0, 0));
+	test_err(EINVAL, "Invalid pod_type: 3", encd_build(self->fd, 12, 0, 8, 0, NULL));
+
+	/* An empty set is a mistake, said so. */
+	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
+	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_STREQ("nothing to set: give at least one topology attribute", rep.msg);
+}
+
+struct vcores {
+	int n;
+	bool ok;
+};
+
+static void vcore_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *tb[ENCD_A_VCORE_MAX + 1];
+	struct vcores *v = arg;
+	uint32_t vnc;
+
+	parse_msg(nlh, tb, ENCD_A_VCORE_MAX);
+	vnc = a_u32(tb[ENCD_A_VCORE_VNC]);
+	/* The derivation Documentation/module-parameters.rst gives (2 per device). */
+	v->ok &= vnc == (uint32_t)v->n && a_u32(tb[ENCD_A_VCORE_NEC_DEV]) == vnc &&
+		 a_u32(tb[ENCD_A_VCORE_VTPB_IDX]) == vnc &&
+		 a_u32(tb[ENCD_A_VCORE_MLA_IDX]) == vnc / 2 &&
+		 a_u32(tb[ENCD_A_VCORE_HOST_DEVICE_ID]) == vnc / 2 &&
+		 a_u32(tb[ENCD_A_VCORE_ROUTING_ID]) == NUM_VCORES / 2 - 1 - vnc / 2;
+	v->n++;
+}
+
+TEST_F(nl, vcore_dump_lists_every_core)
+{
+	struct vcores v = { .ok = true };
+	struct nl_reply rep;
+	struct req r;
+
+	req_init(&r, self->nl.family, ENCD_NL_CMD_VCORE_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, nl_talk(&self->nl, &r, vcore_cb, &v, &rep));
+	ASSERT_EQ(NUM_VCORES, v.n);
+	ASSERT_TRUE(v.ok);
+}
+
+/* --- network namespaces --- */
+
+struct netns_ctx {
+	int to_parent[2], to_child[2];
+};
+
+static int wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static int send_byte(int fd)
+{
+	return write(fd, "x", 1) == 1 ? 0 : -1;
+}
+
+/*
+ * In a new network namespace: the init namespace's comm is invisible; a comm
+ * built here is visible here and its event arrives here.
+ */
+static int netns_child(void *arg)
+{
+	struct netns_ctx *c = arg;
+	const struct nlmsghdr *ev;
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	struct nl nl, events;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 10;
+	if (nl_open(&nl) || nl_open(&events) || nl_join_events(&events))
+		return 11;
+	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 0)
+		return 12;
+	if (gcomm_get(&nl, 20, 0, &gs, &rep) != -ENOENT)
+		return 13;
+	fd = encd_open();
+	if (fd < 0 || encd_build(fd, 21, 1, 2, 0, NULL))
+		return 14;
+	ev = nl_next_event(&events, 2000);
+	if (!ev || genl_cmd(ev) != ENCD_NL_CMD_GCOMM_ADD_NTF)
+		return 15;
+	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 1)
+		return 16;
+	gcomms_free(&gs);
+	/* The parent looks, then lets us go. */
+	if (send_byte(c->to_parent[1]) || wait_byte(c->to_child[0]))
+		return 17;
+	/* The parent's new comm is none of this namespace's business. */
+	if (nl_next_event(&events, 300))
+		return 18;
+	return 0;
+}
+
+/* In yet another namespace, nothing of either. */
+static int other_netns(void *arg)
+{
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	struct nl nl;
+
+	if (unshare(CLONE_NEWNET) || nl_open(&nl))
+		return 10;
+	return gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n ? 11 : 0;
+}
+
+TEST_F(nl, another_netns_sees_only_its_comms_and_init_sees_all)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct netns_ctx c;
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	struct stat st;
+	struct nl events;
+	int status, i, seen = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(c.to_parent));
+	ASSERT_EQ(0, pipe(c.to_child));
+	ASSERT_EQ(0, nl_open(&events));
+	ASSERT_EQ(0, nl_join_events(&events));
+	test_cmd(encd_build(self->fd, 20, 0, 2, 0, NULL));
+	ASSERT_NE(NULL, nl_next_event(&events, 2000));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(netns_child(&c));
+	ASSERT_EQ(0, wait_byte(c.to_parent[0]));
+
+	/* The initial namespace sees both, and hears of the child's. */
+	ASSERT_EQ(0, stat("/proc/self/ns/net", &st));
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+	ASSERT_EQ(2, gs.n);
+	for (i = 0; i < gs.n; i++) {
+		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		if (a_u32(tb[ENCD_A_GCOMM_NEC_DEV]) == 21) {
+			ASSERT_NE(st.st_ino, a_u32(tb[ENCD_A_GCOMM_NETNS_INO]));
+			seen++;
+		}
+	}
+	ASSERT_EQ(1, seen);
+	gcomms_free(&gs);
+	ASSERT_NE(NULL, nl_next_event(&events, 2000));
+	ASSERT_EQ(0, in_child(other_netns, NULL));
+
+	test_cmd(encd_build(self->fd, 22, 0, 2, 0, NULL));
+	ASSERT_EQ(0, send_byte(c.to_child[1]));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	nl_close(&events);
+}
+
+/* --- malformed requests get extended acks, never a kernel report --- */
+
+struct bad_case {
+	const char *name;
+	uint8_t cmd;
+	uint16_t flags;
+	uint16_t type;		/* the attribute sent, 0 for none */
+	uint16_t len;		/* its payload length */
+	uint32_t value;
+	int err;
+	bool blames;		/* the ack points at the attribute */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "u32 sent as 8 bytes", ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP, ENCD_A_GCOMM_NEC_DEV, 8, 1,
+	  -EINVAL, true },
+	{ "u32 sent as 2 bytes", ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP, ENCD_A_GCOMM_CTX, 2, 1,
+	  -EINVAL, true },
+	{ "empty u32", ENCD_NL_CMD_TOPO_SET, 0, ENCD_A_TOPO_POD_SZ, 0, 0, -EINVAL, true },
+	{ "ctx out of range", ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP, ENCD_A_GCOMM_CTX, 4, 2, -ERANGE,
+	  true },
+	{ "core out of range", ENCD_NL_CMD_NODE_GET, NLM_F_DUMP, ENCD_A_NODE_NEC_DEV, 4, 256,
+	  -ERANGE, true },
+	{ "stream out of range", ENCD_NL_CMD_NODE_GET, NLM_F_DUMP, ENCD_A_NODE_STREAM, 4, 4,
+	  -ERANGE, true },
+	{ "pod type out of range", ENCD_NL_CMD_TOPO_SET, 0, ENCD_A_TOPO_POD_TYPE, 4, 4, -ERANGE,
+	  true },
+	{ "reply-only attribute in a request", ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP,
+	  ENCD_A_GCOMM_SERIAL, 8, 1, -EINVAL, true },
+	{ "read-only topology fact", ENCD_NL_CMD_TOPO_SET, 0, ENCD_A_TOPO_NUM_VCORES, 4, 8,
+	  -EINVAL, true },
+	{ "attribute type beyond any set", ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP, 200, 4, 1, -EINVAL,
+	  true },
+	{ "attribute to a command that takes none", ENCD_NL_CMD_TOPO_GET, 0, 1, 4, 1, -EINVAL,
+	  true },
+	{ "dump of a do-only command", ENCD_NL_CMD_TOPO_GET, NLM_F_DUMP, 0, 0, 0, -EOPNOTSUPP,
+	  false },
+	{ "do of a dump-only command", ENCD_NL_CMD_VCORE_GET, 0, 0, 0, 0, -EOPNOTSUPP, false },
+	{ "unknown command", 200, 0, 0, 0, 0, -EOPNOTSUPP, false },
+	{ "notification sent as a request", ENCD_NL_CMD_GCOMM_ADD_NTF, 0, 0, 0, 0, -EOPNOTSUPP,
+	  false },
+};
+
+TEST_F(nl, malformed_requests_get_extended_acks)
+{
+	struct nl_reply rep;
+	struct req r;
+	uint64_t v64;
+	uint32_t off;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+
+		req_init(&r, self->nl.family, c->cmd, c->flags);
+		off = 0;
+		if (c->type) {
+			v64 = c->value;
+			off = put_attr(&r, c->type, &v64, c->len);
+		}
+		nl_talk(&self->nl, &r, NULL, NULL, &rep);
+		EXPECT_EQ(c->err, rep.err) {
+			TH_LOG("%s: %d (%s)", c->name, rep.err, rep.msg);
+		}
+		if (c->blames) {
+			EXPECT_EQ(off, rep.offs) {
+				TH_LOG("%s: blamed offset %u, not %u", c->name, rep.offs, off);
+			}
+			EXPECT_NE(0, rep.msg[0]) {
+				TH_LOG("%s: no message", c->name);
+			}
+		}
+	}
+}
+
+TEST_F(nl, missing_attributes_are_named)
+{
+	struct nl_reply rep;
+	struct req r;
+
+	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
+	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_EQ(ENCD_A_GCOMM_NEC_DEV, rep.miss_type);
+
+	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
+	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 0);
+	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_EQ(ENCD_A_GCOMM_CTX, rep.miss_type);
+	ASSERT_STREQ("both the core (nec-dev) and the context are needed", rep.msg);
+}
+
+TEST_F(nl, truncated_and_nonzero_reserved_headers_are_refused)
+{
+	struct nl_reply rep;
+	struct req r;
+	struct nlattr *a;
+
+	/* An attribute that claims more bytes than the message has. */
+	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 1);
+	a = (struct nlattr *)r.attrs;
+	a->nla_len = 64;
+	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+
+	/* genlmsghdr.reserved is checked for every command. */
+	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	r.g.reserved = 1;
+	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_NE(0, rep.msg[0]);
+
+	/* The family still answers. */
+	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	ASSERT_EQ(0, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+}
+
+/* --- encctl's JSON against libenc --- */
+
+static const char *encctl_path(void)
+{
+	static char path[512];
+	const char *env = getenv("ENCCTL"), *build = getenv("ENCD_BUILD");
+
+	if (env)
+		return env;
+	if (build)
+		snprintf(path, sizeof(path), "%s/../tools/encctl", build);
+	else
+		snprintf(path, sizeof(path), "../build/tools/encctl");
+	return path;
+}
+
+/* Runs encctl with @args and parses its standard output as JSON. */
+static struct json_object *encctl_json(const char *args)
+{
+	char cmd[1024], *out = NULL;
+	size_t len = 0, n;
+	struct json_object *j;
+	FILE *p, *mem;
+	char buf[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s %s", encctl_path(), args);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	mem = open_memstream(&out, &len);
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, mem);
+	fclose(mem);
+	if (pclose(p)) {
+		free(out);
+		return NULL;
+	}
+	j = json_tokener_parse(out);
+	free(out);
+	return j;
+}
+
+static int64_t j_int(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -12345;
+}
+
+static uint64_t j_uint(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_uint64(v) : 12345;
+}
+
+static const char *j_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "(missing)";
+}
+
+static const char *const pod_names[] = { "none", "p2p", "switch", "invalid" };
+static const char *const state_names[] = { "?", "built", "bootstrapped" };
+
+/* The fields `status` and `comm show` both carry, against the library's header. */
+static void check_json_common(struct __test_metadata *_metadata, struct json_object *c,
+			      const struct encd_glb_comm_header *h)
+{
+	struct json_object *v;
+
+	ASSERT_EQ(h->nec_dev_id, j_int(c, "nec_dev"));
+	ASSERT_EQ(h->ctx_id, j_int(c, "ctx"));
+	ASSERT_EQ(h->serial, j_uint(c, "serial"));
+	ASSERT_EQ(h->g_device_id, j_int(c, "g_device_id"));
+	ASSERT_EQ(h->g_device_cnt, j_int(c, "g_device_cnt"));
+	ASSERT_EQ(h->virtual_server_id, j_int(c, "virtual_server_id"));
+	ASSERT_STREQ(pod_names[h->pod_type], j_str(c, "pod_type"));
+	ASSERT_EQ(h->pod_node_id, j_int(c, "pod_node_id"));
+	ASSERT_EQ(h->pod_sz, j_int(c, "pod_sz"));
+	ASSERT_STREQ(h->root_comm_id, j_str(c, "root_comm_id"));
+	ASSERT_TRUE(json_object_object_get_ex(c, "check_sigs", &v));
+	ASSERT_EQ(!!h->check_sigs, json_object_get_boolean(v));
+	ASSERT_EQ(h->holders, j_int(c, "holders"));
+	ASSERT_STREQ(state_names[h->state], j_str(c, "state"));
+	ASSERT_TRUE(json_object_object_get_ex(c, "nodes", &v));
+	ASSERT_TRUE(json_object_is_type(v, json_type_array));
+}
+
+static void check_json_full(struct __test_metadata *_metadata, struct json_object *c,
+			    const struct encd_glb_comm_header *h)
+{
+	check_json_common(_metadata, c, h);
+	ASSERT_EQ(h->vtpb_idx, j_int(c, "vtpb_idx"));
+	ASSERT_EQ(h->mla_idx, j_int(c, "mla_idx"));
+	ASSERT_EQ(h->host_device_id, j_int(c, "host_device_id"));
+	ASSERT_EQ(h->routing_id, j_int(c, "routing_id"));
+	ASSERT_EQ(h->reservation_id, j_uint(c, "reservation_id"));
+}
+
+/* The comms this test builds through libenc: (vnc, g_device_id, ctx, check_sigs). */
+static const __u32 lib_comms[][4] = {
+	{ 2, 0, 0, 1 }, { 3, 1, 0, 0 }, { 3, 1, 1, 1 }, { 130, 5, 1, 0 },
+};
+
+#define N_LIB_COMMS	(sizeof(lib_comms) / sizeof(lib_comms[0]))
+
+static void build_lib_comms(struct __test_metadata *_metadata,
+			    struct encd_glb_comm_header *hdrs)
+{
+	size_t i;
+
+	ASSERT_EQ(NRT_SUCCESS, enc_init());
+	for (i = 0; i < N_LIB_COMMS; i++) {
+		ASSERT_EQ(NRT_SUCCESS, enc_init_global_comm(lib_comms[i][0], lib_comms[i][1], 8,
+							    lib_comms[i][2], "10.1.2.3:7000",
+							    lib_comms[i][3])) {
+			TH_LOG("%s", enc_last_error());
+		}
+		ASSERT_EQ(NRT_SUCCESS, enc_get_global_comm_header(lib_comms[i][0], lib_comms[i][2],
+								  &hdrs[i]));
+	}
+}
+
+TEST_F(nl, encctl_status_and_comm_show_json_match_the_library)
+{
+	struct encd_glb_comm_header hdrs[N_LIB_COMMS];
+	struct json_object *j, *comms, *host;
+	size_t i;
+
+	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_P2P, 1, 4, 1ULL << 40, 0));
+	build_lib_comms(_metadata, hdrs);
+
+	j = encctl_json("-j comm show");
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_is_type(j, json_type_array));
+	ASSERT_EQ(N_LIB_COMMS, json_object_array_length(j));
+	for (i = 0; i < N_LIB_COMMS; i++)
+		check_json_full(_metadata, json_object_array_get_idx(j, i), &hdrs[i]);
+	json_object_put(j);
+
+	j = encctl_json("-j comm show dev 3 ctx 1");
+	ASSERT_NE(NULL, j);
+	ASSERT_EQ(1, json_object_array_length(j));
+	check_json_full(_metadata, json_object_array_get_idx(j, 0), &hdrs[2]);
+	json_object_put(j);
+
+	j = encctl_json("-j -p status");
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "host", &host));
+	ASSERT_EQ(NUM_VCORES, j_int(host, "num_vcores"));
+	ASSERT_STREQ("p2p", j_str(host, "pod_type"));
+	ASSERT_EQ(1, j_int(host, "pod_node_id"));
+	ASSERT_EQ(4, j_int(host, "pod_sz"));
+	ASSERT_EQ(1ULL << 40, j_uint(host, "reservation_id"));
+	ASSERT_TRUE(json_object_object_get_ex(j, "comms", &comms));
+	ASSERT_EQ(N_LIB_COMMS, json_object_array_length(comms));
+	for (i = 0; i < N_LIB_COMMS; i++)
+		check_json_common(_metadata, json_object_array_get_idx(comms, i), &hdrs[i]);
+	json_object_put(j);
+	enc_destroy_gcomm_locks();
+}
+
+/* Reads one line from @fp within @ms; NULL on timeout or end. */
+static char *read_line(FILE *fp, int ms, char *buf, int len)
+{
+	struct pollfd pfd = { .fd = fileno(fp), .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return NULL;
+	return fgets(buf, len, fp);
+}
+
+TEST_F(nl, encctl_monitor_json_prints_one_event_per_line)
+{
+	struct json_object *ev, *comm;
+	int out[2], status, probes;
+	char line[4096];
+	FILE *fp;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(out));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* Should this test fail half way, the monitor goes with it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(out[1], 1);
+		execl(encctl_path(), "encctl", "-j", "monitor", NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	fp = fdopen(out[0], "r");
+	ASSERT_NE(NULL, fp);
+	/* Unbuffered, so that poll() on the pipe sees every line not yet read. */
+	setvbuf(fp, NULL, _IONBF, 0);
+	/* Wait until the monitor listens: probe until it reports a probe. */
+	for (probes = 0; probes < 100; probes++) {
+		test_cmd(encd_build(self->fd, 250, 0, 1, 1, NULL));
+		test_cmd(encd_release(self->fd, 250, 1));
+		if (read_line(fp, 100, line, sizeof(line)))
+			break;
+	}
+	ASSERT_GT(100, probes);
+	/* Drain what the probes left. */
+	while (read_line(fp, 300, line, sizeof(line)))
+		;
+
+	test_cmd(encd_build(self->fd, 77, 6, 8, 1, NULL));
+	test_cmd(encd_release(self->fd, 77, 1));
+	ASSERT_NE(NULL, read_line(fp, 3000, line, sizeof(line)));
+	ev = json_tokener_parse(line);
+	ASSERT_NE(NULL, ev);
+	ASSERT_STREQ("gcomm-add", j_str(ev, "event"));
+	ASSERT_TRUE(json_object_object_get_ex(ev, "comm", &comm));
+	ASSERT_EQ(77, j_int(comm, "nec_dev"));
+	ASSERT_EQ(1, j_int(comm, "ctx"));
+	ASSERT_EQ(6, j_int(comm, "g_device_id"));
+	ASSERT_EQ(8, j_int(comm, "g_device_cnt"));
+	ASSERT_EQ(1, j_int(comm, "holders"));
+	json_object_put(ev);
+	ASSERT_NE(NULL, read_line(fp, 3000, line, sizeof(line)));
+	ev = json_tokener_parse(line);
+	ASSERT_NE(NULL, ev);
+	ASSERT_STREQ("gcomm-del", j_str(ev, "event"));
+	ASSERT_TRUE(json_object_object_get_ex(ev, "comm", &comm));
+	ASSERT_EQ(77, j_int(comm, "nec_dev"));
+	ASSERT_EQ(0, j_int(comm, "holders"));
+	json_object_put(ev);
+
+	/* Interrupted, it stops cleanly. */
+	kill(pid, SIGINT);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	fclose(fp);
+}
+
+TEST_HARNESS_MAIN
