@@ -362,6 +362,19 @@ def _():
     return not bad, bad or "formed"
 
 
+@case("world_forms_over_ipv6_and_localhost")
+def _():
+    out = []
+    for root in ("[::1]:%d" % port(), "localhost:%d" % port()):
+        procs = [start(join_cmd(r, r, 3, root, 20000, extra=("--barrier",))) for r in range(3)]
+        res = [finish(p) for p in procs]
+        bad = [r["error"] for r in res if not r["ok"]]
+        if bad:
+            return False, "%s: %s" % (root, bad)
+        out.append(root)
+    return True, "formed through " + " and ".join(out)
+
+
 @case("world_forms_again_after_failures")
 def _():
     res = run_world(4, extra=("--barrier",))
