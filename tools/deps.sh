@@ -17,6 +17,8 @@ packages=(
 	linux-source-6.1 xz-utils bc bison flex libelf-dev libssl-dev
 	# the test VM: QEMU, a busybox initramfs, loopback/veth set-up inside
 	qemu-system-x86 busybox-static cpio iproute2 util-linux coreutils
+	# selftests in Python, and the netlink spec check (PyYAML)
+	python3 python3-yaml
 )
 
 missing=()
