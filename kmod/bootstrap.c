@@ -685,6 +685,12 @@ int enc_bootstrap_ioctl_init_groups(struct encd_ucmd *ucmd)
 		struct enc_node *node;
 		bool hit;
 
+		/* program.c validated these; the pools and tables rely on it. */
+		if (WARN_ON_ONCE(r->group_id >= ENCD_MAX_COMM_N ||
+				 r->stream_id >= ENCD_MAX_STREAM_N || r->rank >= r->rank_n)) {
+			err = encd_fail(ucmd, -EINVAL, "group %u is malformed", r->group_id);
+			goto out;
+		}
 		if (r->key[r->rank] != g->g_device_id) {
 			err = encd_fail(ucmd, -EINVAL,
 					"group %u: bootstrap participant %u is global device %u, not this rank (%u)",
