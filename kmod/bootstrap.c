@@ -510,24 +510,21 @@ static u32 timeout_of(u32 asked)
 	return asked ?: enc_bootstrap_timeout_ms();
 }
 
-/* The world this file formed on @g; for the commands that use it. */
-static struct enc_world *owned_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g)
+/* The world this file formed on @g, for the commands that use it; or an errno. */
+static int owned_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g, struct enc_world **wp)
 {
 	struct enc_world *w = g->world;
 
-	if (!w) {
-		encd_fail(ucmd, -ENOENT,
-			  "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
-			  g->nec_dev_id, g->ctx_id);
-		return NULL;
-	}
-	if (w->owner != ucmd->file) {
-		encd_fail(ucmd, -EBUSY,
-			  "The world of core %d context %u belongs to another process",
-			  g->nec_dev_id, g->ctx_id);
-		return NULL;
-	}
-	return w;
+	if (!w)
+		return encd_fail(ucmd, -ENOENT,
+				 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
+				 g->nec_dev_id, g->ctx_id);
+	if (w->owner != ucmd->file)
+		return encd_fail(ucmd, -EBUSY,
+				 "The world of core %d context %u belongs to another process",
+				 g->nec_dev_id, g->ctx_id);
+	*wp = w;
+	return 0;
 }
 
 static int world_secret(struct encd_ucmd *ucmd, struct enc_world *w,
@@ -668,11 +665,9 @@ int enc_bootstrap_ioctl_init_groups(struct encd_ucmd *ucmd)
 	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
 	if (err)
 		goto out_free;
-	w = owned_world(ucmd, g);
-	if (!w) {
-		err = -ENOENT;
+	err = owned_world(ucmd, g, &w);
+	if (err)
 		goto out;
-	}
 	err = copy_groups(ucmd, cmd->vnc, cmd->ctx_id, req, &n);
 	if (err)
 		goto out;
@@ -750,8 +745,10 @@ int enc_bootstrap_ioctl_barrier(struct encd_ucmd *ucmd)
 	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
 	if (err)
 		return err;
-	w = owned_world(ucmd, g);
-	node = w ? group_node(ucmd, w, cmd->group_id) : NULL;
+	err = owned_world(ucmd, g, &w);
+	if (err)
+		goto out;
+	node = group_node(ucmd, w, cmd->group_id);
 	if (!node) {
 		err = -ENOENT;
 		goto out;
@@ -802,8 +799,10 @@ int enc_bootstrap_ioctl_node_info(struct encd_ucmd *ucmd)
 	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
 	if (err)
 		return err;
-	w = owned_world(ucmd, g);
-	node = w ? group_node(ucmd, w, cmd->group_id) : NULL;
+	err = owned_world(ucmd, g, &w);
+	if (err)
+		goto out;
+	node = group_node(ucmd, w, cmd->group_id);
 	if (!node) {
 		err = -ENOENT;
 		goto out;

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bootstrap ioctls at their edges, without a network: worlds of one
+ * rank, worlds whose other ranks never come, every errno of SETUP, INIT,
+ * COMM_BARRIER and NODE_INFO, deadlines and signals. Worlds of several ranks
+ * are bootstrap_test.sh's.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <enc/bootstrap.h>
+#include <enc/program.h>
+
+#include "encd_test.h"
+
+#define VNC	1
+#define CTX	0
+
+static int setup(int fd, __u32 timeout_ms, struct encd_setup_global_comm *out)
+{
+	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = CTX, .timeout_ms = timeout_ms };
+	int err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s));
+
+	if (out)
+		*out = s;
+	return err;
+}
+
+static int barrier(int fd, __u32 flags, __u32 group)
+{
+	struct encd_comm_barrier b = {
+		.head.flags = flags, .vnc = VNC, .ctx_id = CTX, .group_id = group,
+	};
+
+	return encd_cmd(fd, ENCD_IOC_COMM_BARRIER, &b, sizeof(b));
+}
+
+static int node_info(int fd, __u32 group, struct encd_node_info *ni)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->vnc = VNC;
+	ni->ctx_id = CTX;
+	ni->group_id = group;
+	return encd_cmd(fd, ENCD_IOC_NODE_INFO, ni, sizeof(*ni));
+}
+
+static int build_root(int fd, __u32 id, __u32 cnt, const char *root)
+{
+	struct encd_global_comm_req r = {
+		.vnc = VNC, .g_device_id = id, .g_device_cnt = cnt, .ctx_id = CTX,
+	};
+
+	strncpy(r.root_comm_id, root, sizeof(r.root_comm_id) - 1);
+	return encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &r, sizeof(r));
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+FIXTURE(boot) {
+	int fd;
+};
+
+FIXTURE_SETUP(boot)
+{
+	self->fd = encd_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(boot)
+{
+	close(self->fd);
+}
+
+TEST_F(boot, setup_without_holding_the_comm_is_enoent)
+{
+	test_err(ENOENT, "This file does not hold the global comm of core 1 context 0",
+		 setup(self->fd, 0, NULL));
+}
+
+TEST_F(boot, a_world_of_one_forms_and_setup_is_idempotent)
+{
+	struct encd_setup_global_comm s;
+	struct encd_glb_comm_header hdr;
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, &s));
+	ASSERT_EQ(0, s.rank);
+	ASSERT_EQ(1, s.rank_n);
+	ASSERT_EQ(ENCD_SETUP_OUT_FORMED, s.out_flags);
+	test_cmd(setup(self->fd, 0, &s));
+	ASSERT_EQ(0, s.out_flags);
+	test_cmd(encd_get(self->fd, VNC, CTX, &hdr));
+	ASSERT_EQ(ENCD_GCOMM_BOOTSTRAPPED, hdr.state);
+}
+
+TEST_F(boot, the_worlds_node_is_global_ready_and_sends_nothing_alone)
+{
+	struct encd_node_info ni;
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_cmd(node_info(self->fd, ENCD_GROUP_GLOBAL, &ni));
+	ASSERT_EQ(0, ni.rank);
+	ASSERT_EQ(1, ni.rank_n);
+	ASSERT_EQ(0, ni.stream_id);
+	ASSERT_EQ(ENCD_NODE_READY, ni.state);
+	ASSERT_EQ(ENCD_NODE_OUT_GLOBAL, ni.out_flags);
+	ASSERT_EQ(1, ni.refcnt);
+	ASSERT_EQ(1, ni.local_n);
+	ASSERT_EQ(0, ni.n_counters);
+	ASSERT_EQ(0, ni.mismatch.valid);
+}
+
+TEST_F(boot, group_and_local_barriers_pass_in_a_world_of_one)
+{
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_cmd(barrier(self->fd, 0, ENCD_GROUP_GLOBAL));
+	test_cmd(barrier(self->fd, ENCD_BARRIER_LOCAL, ENCD_GROUP_GLOBAL));
+}
+
+TEST_F(boot, commands_before_setup_are_enoent)
+{
+	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
+	struct encd_node_info ni;
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_err_prefix(ENOENT, "The global comm of core 1 context 0 has not been set up",
+			barrier(self->fd, 0, ENCD_GROUP_GLOBAL));
+	test_err_prefix(ENOENT, "The global comm of core 1 context 0 has not been set up",
+			node_info(self->fd, ENCD_GROUP_GLOBAL, &ni));
+	test_err_prefix(ENOENT, "The global comm of core 1 context 0 has not been set up",
+			encd_cmd(self->fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)));
+}
+
+TEST_F(boot, a_group_without_a_comm_is_enoent)
+{
+	struct encd_node_info ni;
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_err(ENOENT, "Replica group 5 has no comm: call enc_init_replica_groups",
+		 node_info(self->fd, 5, &ni));
+	test_err(ENOENT, "Replica group 99 has no comm: call enc_init_replica_groups",
+		 barrier(self->fd, 0, 99));
+}
+
+TEST_F(boot, init_without_a_program_is_enoent)
+{
+	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_err(ENOENT, "No program is loaded on core 1 context 0",
+		 encd_cmd(self->fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)));
+}
+
+TEST_F(boot, another_file_sees_the_world_but_cannot_use_it)
+{
+	struct encd_setup_global_comm s;
+	int fd2 = encd_open();
+
+	ASSERT_LE(0, fd2);
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_cmd(encd_build(fd2, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(fd2, 0, &s));
+	ASSERT_EQ(0, s.out_flags);
+	test_err(EBUSY, "The world of core 1 context 0 belongs to another process",
+		 barrier(fd2, 0, ENCD_GROUP_GLOBAL));
+	close(fd2);
+}
+
+TEST_F(boot, releasing_the_owner_tears_the_world_down)
+{
+	struct encd_glb_comm_header hdr;
+	int fd2 = encd_open();
+
+	ASSERT_LE(0, fd2);
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_cmd(encd_build(fd2, VNC, 0, 1, CTX, NULL));
+	test_cmd(encd_release(self->fd, VNC, CTX));
+	test_cmd(encd_get(fd2, VNC, CTX, &hdr));
+	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
+	/* The other holder may form it again, as its own. */
+	test_cmd(setup(fd2, 0, NULL));
+	test_cmd(barrier(fd2, 0, ENCD_GROUP_GLOBAL));
+	close(fd2);
+}
+
+TEST_F(boot, an_unusable_root_comm_id_is_einval)
+{
+	test_cmd(build_root(self->fd, 0, 2, "nohost:29500"));
+	test_err_prefix(EINVAL, "root_comm_id \"nohost:29500\" is not host:port",
+			setup(self->fd, 0, NULL));
+}
+
+TEST_F(boot, secrets_longer_than_64_bytes_and_reserved_fields_are_einval)
+{
+	char key[65];
+	struct encd_setup_global_comm s = {
+		.vnc = VNC, .ctx_id = CTX, .secret_uptr = (uintptr_t)key, .secret_len = 65,
+	};
+
+	memset(key, 'k', sizeof(key));
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_err(EINVAL, "A world secret is at most 64 bytes, not 65",
+		 encd_cmd(self->fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)));
+	s.secret_len = 0;
+	s.__reserved2 = 1;
+	test_err(EINVAL, "reserved fields must be 0",
+		 encd_cmd(self->fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)));
+}
+
+TEST_F(boot, a_bad_secret_pointer_is_efault)
+{
+	struct encd_setup_global_comm s = {
+		.vnc = VNC, .ctx_id = CTX, .secret_uptr = 8, .secret_len = 16,
+	};
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_err(EFAULT, NULL, encd_cmd(self->fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)));
+}
+
+TEST_F(boot, unknown_barrier_flags_are_eopnotsupp)
+{
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_cmd(setup(self->fd, 0, NULL));
+	test_err(EOPNOTSUPP, NULL, barrier(self->fd, 2, ENCD_GROUP_GLOBAL));
+}
+
+TEST_F(boot, a_root_alone_times_out_by_its_deadline_naming_the_missing)
+{
+	double t = now_s();
+
+	test_cmd(build_root(self->fd, 0, 3, "127.0.0.1:61731"));
+	test_err(ETIMEDOUT,
+		 "root: 1 of 3 ranks arrived before the wait ended (timed out); missing: 1, 2",
+		 setup(self->fd, 500, NULL));
+	ASSERT_GT(1.5, now_s() - t);
+}
+
+static void on_usr1(int sig)
+{
+}
+
+TEST_F(boot, a_signal_ends_the_wait_with_eintr)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = encd_open();
+
+		sigaction(SIGUSR1, &sa, NULL);
+		if (build_root(fd, 1, 2, "127.0.0.1:61732"))
+			_exit(2);
+		_exit(setup(fd, 30000, NULL) == EINTR ? 0 : 1);
+	}
+	usleep(500 * 1000);
+	kill(pid, SIGUSR1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
+{
+	struct encd_glb_comm_header hdr;
+	double t;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = encd_open();
+
+		if (build_root(fd, 0, 2, "127.0.0.1:61733"))
+			_exit(2);
+		setup(fd, 30000, NULL);
+		_exit(1);
+	}
+	usleep(500 * 1000);
+	t = now_s();
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	ASSERT_GT(1.0, now_s() - t);
+	/* Its comm went with its file. */
+	test_err(ENOENT, NULL, encd_get(self->fd, VNC, CTX, &hdr));
+}
+
+TEST_F(boot, replica_groups_come_up_from_the_pool_and_bind_only_with_ops)
+{
+	static const char prog_json[] =
+		"{\"replica_groups\": ["
+		" {\"group_id\": 0, \"rank\": 0, \"rank_n\": 1, \"participants\": [0]},"
+		" {\"group_id\": 1, \"rank\": 0, \"rank_n\": 1, \"participants\": [0], \"stream_id\": 1},"
+		" {\"group_id\": 2, \"rank\": 0, \"rank_n\": 1, \"participants\": [0], \"stream_id\": 1}],"
+		" \"ops\": [{\"op\": \"all_reduce\", \"size_n\": 64, \"group\": 0},"
+		"          {\"op\": \"all_gather\", \"size_n\": 64, \"group\": 1}]}";
+	struct encd_node_info ni;
+	struct enc_program *prog;
+	uint32_t n_new, n_hits;
+
+	ASSERT_EQ(NRT_SUCCESS, enc_init());
+	ASSERT_EQ(NRT_SUCCESS, enc_init_global_comm(VNC, 0, 1, CTX, "", true));
+	ASSERT_EQ(NRT_SUCCESS, enc_setup_global_comm(VNC, CTX)) TH_LOG("%s", enc_last_error());
+	ASSERT_EQ(NRT_SUCCESS, enc_program_from_json_string(prog_json, &prog))
+		TH_LOG("%s", enc_last_error());
+	ASSERT_EQ(NRT_SUCCESS, enc_program_load(VNC, CTX, prog)) TH_LOG("%s", enc_last_error());
+	enc_program_free(prog);
+	ASSERT_EQ(NRT_SUCCESS, enc_init_replica_groups_ex(VNC, CTX, 0, &n_new, &n_hits))
+		TH_LOG("%s", enc_last_error());
+	/* Group 0 is the world's key on stream 0; groups 1 and 2 share one node. */
+	ASSERT_EQ(1, n_new);
+	ASSERT_EQ(2, n_hits);
+	ASSERT_EQ(NRT_SUCCESS, enc_comm_info(VNC, CTX, 0, &ni));
+	ASSERT_EQ(ENCD_NODE_OUT_GLOBAL | ENCD_NODE_OUT_BOUND, ni.out_flags);
+	ASSERT_EQ(NRT_SUCCESS, enc_comm_info(VNC, CTX, 1, &ni));
+	ASSERT_EQ(ENCD_NODE_OUT_BOUND, ni.out_flags);
+	ASSERT_EQ(1, ni.stream_id);
+	ASSERT_EQ(2, ni.refcnt);
+	ASSERT_EQ((1U << 1) | (1U << 2), ni.groups);
+	ASSERT_EQ(NRT_SUCCESS, enc_comm_info(VNC, CTX, 2, &ni));
+	ASSERT_EQ(0, ni.out_flags);	/* no ops: the comm, not an op target */
+	ASSERT_EQ(NRT_SUCCESS, enc_comm_barrier(VNC, CTX, 2, 0));
+	ASSERT_EQ(NRT_SUCCESS, enc_local_barrier(VNC, CTX, 1, 0));
+	/* Sealed now: signing again is refused as the seed says. */
+	ASSERT_EQ(NRT_INVALID, enc_calculate_signature(VNC, CTX, 0, (uint8_t[16]){ 0 }));
+	enc_destroy_gcomm_locks();
+}
+
+TEST_HARNESS_MAIN
