@@ -75,11 +75,15 @@ initrd=$top/build/vm/initramfs-$label.cpio
 rm -f "$out/result" "$out/kernel-problems.txt"
 
 # TCG: KVM fails to start on these machines. -nodefaults: no VGA, no NIC.
+# An emulated CPU on a busy host can go tens of seconds without a tick: the
+# RCU stall and soft-lockup detectors get their longest limits, so that they
+# report kernel code that spins, not a slow emulator.
+cmdline="console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
 # shellcheck disable=SC2054 # commas separate QEMU's sub-options
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	-accel tcg -cpu max -smp 2 -m "$mem"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 encdvm.cmd=$out/cmd.sh$append"
+	-append "$cmdline encdvm.cmd=$out/cmd.sh$append"
 	-chardev "file,id=con,path=$out/console.log,append=on" -serial chardev:con
 	-chardev "file,id=out,path=$out/output.log,append=on" -serial chardev:out
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap

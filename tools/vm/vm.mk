@@ -6,15 +6,19 @@
 #                                  linux-source-6.1 (cached in /var/cache/encd)
 #   make demo                      tools/demo.sh in a 6.1 VM, encd loaded
 #
-# VM_MEM (MiB) and VM_TIMEOUT (seconds for the whole VM) tune the VM; each
+# VM_MEM, VM_DEBUG_MEM (MiB) and VM_TIMEOUT (seconds for the whole VM); each
 # test program's own limit is in selftests/settings. Every lane installs its
 # dependencies first, then builds, so each target re-runs make once deps are
 # in place (KVER is only known once the headers are installed).
 
 VM_DIR := $(TOP)/tools/vm
 VM_MEM ?= 2048
+# kmemleak's scans, two after every test program, take time in proportion
+# to the VM's memory: twice as long with 2 GiB as with 1 GiB.
+VM_DEBUG_MEM ?= 1024
 VM_TIMEOUT ?= 1800
-VM_OPTS = --mem $(VM_MEM) --timeout $(VM_TIMEOUT)
+# KASAN, lockdep and those scans make the debug lane several times slower.
+VM_DEBUG_TIMEOUT ?= 3600
 # A KVER given on the command line ("6.12") reaches here as given: the lanes
 # need the installed version's full name.
 VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
@@ -30,7 +34,7 @@ vm-kver:
 vm-check: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
-		--build $(BUILD)/$(VM_KVER) $(VM_OPTS) -- $(TESTS)
+		--build $(BUILD)/$(VM_KVER) --mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
 # The module is built against the debug kernel's tree into build/debug-amd64
 # (the top Makefile takes a KVER without "-amd64" for a short Debian one).
@@ -41,12 +45,12 @@ vm-check-debug:
 	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir && \
 	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/$(VM_DEBUG_KVER) \
-		--append panic_on_warn=1 $(VM_OPTS) -- $(TESTS)
+		--append panic_on_warn=1 --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
 
 vm-demo: vm-kver
 	@test -f $(TOP)/tools/demo.sh || { echo "tools/demo.sh does not exist yet" >&2; exit 1; }
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/run.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
-		--out $(BUILD)/$(VM_KVER)/demo $(VM_OPTS) -- \
+		--out $(BUILD)/$(VM_KVER)/demo --mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- \
 		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko sh -c 'insmod "$$ENCD_KO" && exec bash "$$0"' \
 		$(TOP)/tools/demo.sh
