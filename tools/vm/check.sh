@@ -27,6 +27,15 @@ done
 [ -n "$build" ] || { echo "usage: $0 --kernel VMLINUZ --build BUILD/KVER [options] -- [NAME]..." >&2; exit 2; }
 out=$build/vm
 
+# Two lanes for the same kernel take turns (run.sh alone would let the
+# second truncate the logs before this one has read them).
+mkdir -p "$build"
+exec 9>"$build/.check.lock"
+if ! flock -n 9; then
+	echo "check: another check of $build is running, waiting for it" >&2
+	flock 9
+fi
+
 start=$(date +%s)
 "$here/run.sh" "${vm_args[@]}" --out "$out" -- \
 	"$here/run-tests.sh" --build "$build" "${runner_args[@]}" -- "$@" || true

@@ -55,6 +55,12 @@ case $out/ in
 	echo "vm: --out $out would be hidden by the guest's tmpfs: use a directory elsewhere" >&2
 	exit 2 ;;
 esac
+# One VM per output directory: another would write into the same logs.
+exec 8>"$out/.lock"
+if ! flock -n 8; then
+	echo "vm: another VM is using $out, waiting for it" >&2
+	flock 8
+fi
 
 label=$(basename "${moddir:-builtin}")
 initrd=$top/build/vm/initramfs-$label.cpio
