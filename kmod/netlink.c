@@ -25,13 +25,17 @@
  * torn; the registry's generation tells user space when the set changed
  * (NLM_F_DUMP_INTR).
  *
- * Locking: none of its own. Events are sent by the code that changes a comm,
- * under that comm's init mutex, so they leave in the order things happened.
+ * Events are sent by the code that changes a comm or a node, under the
+ * lock that serialises those changes, so they leave in the order things
+ * happened. The one lock of this file, last_errors_lock, guards the comms'
+ * last failures; it is a spinlock and the innermost lock: nothing is taken
+ * under it and nothing sleeps.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/nsproxy.h>
-#include <linux/timekeeping.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
@@ -205,6 +209,101 @@ static int nl_put_error(struct sk_buff *skb, int type, const struct enc_nl_error
 	return 0;
 }
 
+/*
+ * The last failure of each comm's bootstrap, kept from the failure events
+ * so that a comm can say in words what went wrong after its failed node is
+ * gone. A record belongs to the comm with its serial (a comm built later in
+ * the slot ignores it) and a world that forms again clears it.
+ */
+struct nl_last_error {
+	u64 serial;
+	int err;
+	s32 phase, peer_rank, peer_g_device_id, group_id;
+	bool has_local_sig, has_peer_sig;
+	u8 local_sig[ENCD_SIG_LEN];
+	u8 peer_sig[ENCD_SIG_LEN];
+	char msg[ENCD_MSG_MAX];
+};
+
+static struct nl_last_error *last_errors[ENCD_SLOTS];
+static DEFINE_SPINLOCK(last_errors_lock);
+
+static void nl_record_failure(u8 cmd, const struct enc_nl_node *node)
+{
+	const struct enc_nl_error *e = node->error;
+	struct nl_last_error *rec, *fresh = NULL;
+	unsigned int slot;
+
+	if (WARN_ON_ONCE(node->nec_dev >= ENCD_NEC_MAX_DEVICES || node->ctx_id >= ENCD_MAX_CONTEXTS))
+		return;
+	slot = encd_slot(node->nec_dev, node->ctx_id);
+	if (cmd == ENCD_NL_CMD_WORLD_FORMED_NTF && node->global) {
+		spin_lock(&last_errors_lock);
+		rec = last_errors[slot];
+		if (rec && rec->serial == node->gcomm_serial)
+			rec->serial = 0;
+		spin_unlock(&last_errors_lock);
+		return;
+	}
+	if (!e || (cmd != ENCD_NL_CMD_WORLD_FAILED_NTF && cmd != ENCD_NL_CMD_SIG_MISMATCH_NTF))
+		return;
+
+	if (!READ_ONCE(last_errors[slot])) {
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return;
+	}
+	spin_lock(&last_errors_lock);
+	if (!last_errors[slot]) {
+		last_errors[slot] = fresh;
+		fresh = NULL;
+	}
+	rec = last_errors[slot];
+	rec->serial = node->gcomm_serial;
+	rec->err = e->err;
+	rec->phase = e->phase;
+	rec->peer_rank = e->peer_rank;
+	rec->peer_g_device_id = e->peer_g_device_id;
+	rec->group_id = e->group_id;
+	rec->has_local_sig = e->local_sig;
+	if (e->local_sig)
+		memcpy(rec->local_sig, e->local_sig, ENCD_SIG_LEN);
+	rec->has_peer_sig = e->peer_sig;
+	if (e->peer_sig)
+		memcpy(rec->peer_sig, e->peer_sig, ENCD_SIG_LEN);
+	strscpy(rec->msg, e->msg ? e->msg : "", sizeof(rec->msg));
+	spin_unlock(&last_errors_lock);
+	kfree(fresh);
+}
+
+static int nl_put_last_error(struct sk_buff *skb, const struct enc_glb_comm *g)
+{
+	unsigned int slot = encd_slot(g->nec_dev_id, g->ctx_id);
+	struct nl_last_error rec;
+	struct enc_nl_error e;
+	bool have;
+
+	spin_lock(&last_errors_lock);
+	have = last_errors[slot] && last_errors[slot]->serial == g->serial;
+	if (have)
+		rec = *last_errors[slot];
+	spin_unlock(&last_errors_lock);
+	if (!have)
+		return 0;
+
+	e = (struct enc_nl_error) {
+		.err = rec.err,
+		.msg = rec.msg,
+		.phase = rec.phase,
+		.peer_rank = rec.peer_rank,
+		.peer_g_device_id = rec.peer_g_device_id,
+		.group_id = rec.group_id,
+		.local_sig = rec.has_local_sig ? rec.local_sig : NULL,
+		.peer_sig = rec.has_peer_sig ? rec.peer_sig : NULL,
+	};
+	return nl_put_error(skb, ENCD_A_GCOMM_ERROR, &e);
+}
+
 static int nl_put_gcomm(struct sk_buff *skb, struct enc_glb_comm *g)
 {
 	if (nla_put_u32(skb, ENCD_A_GCOMM_NEC_DEV, g->nec_dev_id) ||
@@ -227,7 +326,8 @@ static int nl_put_gcomm(struct sk_buff *skb, struct enc_glb_comm *g)
 	    nla_put_u32(skb, ENCD_A_GCOMM_HOLDERS, atomic_read(&g->holders)) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_STATE, READ_ONCE(g->state)) ||
 	    nla_put_u64_64bit(skb, ENCD_A_GCOMM_CREATED, g->created_ns, ENCD_A_GCOMM_PAD) ||
-	    nla_put_u32(skb, ENCD_A_GCOMM_NETNS_INO, g->net->ns.inum))
+	    nla_put_u32(skb, ENCD_A_GCOMM_NETNS_INO, g->net->ns.inum) ||
+	    nl_put_last_error(skb, g))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -543,6 +643,7 @@ void enc_nl_notify_node(u8 cmd, struct net *net, const struct enc_nl_node *node)
 	struct sk_buff *skb;
 	void *hdr;
 
+	nl_record_failure(cmd, node);
 	if (!nl_has_listeners(net))
 		return;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -611,7 +712,11 @@ int __init enc_netlink_init(void)
 
 void enc_netlink_exit(void)
 {
+	unsigned int slot;
+
 	genl_unregister_family(&encd_family);
+	for (slot = 0; slot < ENCD_SLOTS; slot++)
+		kfree(last_errors[slot]);
 }
 
 MODULE_ALIAS_GENL_FAMILY(ENCD_GENL_NAME);

@@ -161,16 +161,27 @@ def node_dump():
 
 # --- /dev/encd, for a probe that makes events on demand ---
 
+ENCD_IOC_BUILD_GLOBAL_COMM = 0xE581
+ENCD_GCOMM_CHECK_SIGS = 1
+
+
+def hold_comm(vnc, gid, n, ctx, root, flags=ENCD_GCOMM_CHECK_SIGS):
+    """An open /dev/encd that holds (builds, or attaches to) a global comm."""
+    fd = os.open("/dev/encd", os.O_RDWR)
+    req = bytearray(struct.pack("<IIQII", 112, flags, 0, 0, 0) +
+                    struct.pack("<IIII", vnc, gid, n, ctx) + root.encode().ljust(64, b"\0") +
+                    struct.pack("<Ii", 0, 0))
+    try:
+        fcntl.ioctl(fd, ENCD_IOC_BUILD_GLOBAL_COMM, req)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
 def probe_event(vnc):
     """Builds and drops a global comm: a gcomm-add and a gcomm-del event."""
-    fd = os.open("/dev/encd", os.O_RDWR)
-    try:
-        req = bytearray(struct.pack("<IIQII", 112, 0, 0, 0, 0) +
-                        struct.pack("<IIII", vnc, 0, 1, 1) + b"\0" * 64 +
-                        struct.pack("<Ii", 0, 0))
-        fcntl.ioctl(fd, 0xE581, req)
-    finally:
-        os.close(fd)
+    os.close(hold_comm(vnc, 0, 1, 1, ""))
 
 
 class Monitor:
@@ -334,13 +345,17 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     mon.events = []
 
     # Failed: rank 1 leaves right after the world forms; rank 0 then
-    # bootstraps a group with it and hears nobody.
+    # bootstraps a group with it and hears nobody. Rank 0's comm has a
+    # second holder, so that it outlives rank 0 and shows what went wrong.
     root = "127.0.0.1:%d" % port()
+    holder = hold_comm(30, 0, 2, 0, root)
     prog0 = write_program("failed-r0.json", [
         {"group_id": 0, "rank": 0, "rank_n": 2, "participants": [0, 1], "stream_id": 3}])
     prog1 = write_program("failed-r1.json", [])
     procs = [join(30, 0, 2, root, prog0, timeout_ms=5000), join(31, 1, 2, root, prog1)]
     res = [finish(p) for p in procs]
+    status = encctl_json("status")
+    os.close(holder)
     if res[0]["ok"]:
         return False, "rank 0 formed a group without its peer"
     ev = mon.drain()
@@ -348,6 +363,10 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     if not failed or not failed[0]["error"]["msg"] or not failed[0]["error"]["errno"]:
         return False, "world-failed events: %s (rank 0: %s)" % (failed, res[0]["error"])
     notes.append("failed: %s" % failed[0]["error"]["msg"])
+    shown = [c["error"] for c in status["comms"] if c["nec_dev"] == 30 and c["ctx"] == 0]
+    if not shown or not shown[0] or shown[0]["msg"] != failed[-1]["error"]["msg"]:
+        return False, "status shows %s as the comm's last error, the event said %s" % (
+            shown, failed[-1]["error"])
     rc = mon.stop()
     if rc != 0:
         return False, "encctl monitor exited with %d on SIGINT" % rc

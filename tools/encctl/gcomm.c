@@ -192,11 +192,30 @@ static void put_filter(struct nlmsghdr *req, uint16_t dev_attr, uint16_t ctx_att
 		mnl_attr_put_u32(req, ctx_attr, ctx);
 }
 
+/* The world's node first, then by stream and key: the kernel's order is a hash's. */
+static int node_cmp(const void *a, const void *b)
+{
+	const struct encctl_node *x = a, *y = b;
+	uint32_t i;
+
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->n_participants != y->n_participants)
+		return x->n_participants > y->n_participants ? -1 : 1;
+	for (i = 0; i < x->n_participants; i++)
+		if (x->participants[i] != y->participants[i])
+			return x->participants[i] < y->participants[i] ? -1 : 1;
+	return 0;
+}
+
 /* One try: 0, 1 when a dump was interrupted, -1 on failure. */
 static int read_once(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_gcomms *out)
 {
 	struct read_ctx rctx = { .out = out };
 	struct nlmsghdr *req;
+	unsigned int i;
 	bool intr;
 
 	req = encctl_nl_request(nl, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
@@ -215,6 +234,9 @@ static int read_once(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_g
 		fprintf(stderr, "encctl: out of memory\n");
 		return -1;
 	}
+	for (i = 0; i < out->n; i++)
+		qsort(out->comms[i].nodes, out->comms[i].n_nodes, sizeof(struct encctl_node),
+		      node_cmp);
 	return intr || nl->dump_intr;
 }
 

@@ -633,7 +633,8 @@ struct encd_program_seal {
  *	ENCD_A_GCOMM_CREATED		u64, CLOCK_BOOTTIME ns
  *	ENCD_A_GCOMM_NETNS_INO		u32
  *	ENCD_A_GCOMM_PHASE		nest, repeated: ENCD_A_PHASE_*
- *	ENCD_A_GCOMM_ERROR		nest: ENCD_A_ERROR_*
+ *	ENCD_A_GCOMM_ERROR		nest: ENCD_A_ERROR_*, the last failure of a
+ *					bootstrap on it, until its world forms again
  *
  * ENCD_NL_CMD_NODE_GET
  *   dump: every comm node, by global comm then stream; ENCD_A_NODE_NEC_DEV,
