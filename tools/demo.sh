@@ -39,3 +39,8 @@ done
 echo
 
 "$demo" -c 8 -f 0 -w 16 -r 127.0.0.1:61000
+
+# Then a whole world: 16 ranks over loopback with their replica groups, shown
+# by `encctl status` while they hold it.
+echo
+"$top/tools/world-demo.sh"
