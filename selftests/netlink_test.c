@@ -356,7 +356,7 @@ static void gcomms_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct gcomms *gs = arg;
 
-	if (gs->n < (int)(sizeof(gs->msg) / sizeof(gs->msg[0]))) {
+	if (gs->n < (int)ARRAY_SIZE(gs->msg)) {
 		gs->msg[gs->n] = malloc(nlh->nlmsg_len);
 		memcpy(gs->msg[gs->n++], nlh, nlh->nlmsg_len);
 	}
@@ -921,7 +921,7 @@ TEST_F(nl, malformed_requests_get_extended_acks)
 	uint32_t off;
 	size_t i;
 
-	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
 		const struct bad_case *c = &bad_cases[i];
 
 		req_init(&r, self->nl.family, c->cmd, c->flags);
@@ -1091,7 +1091,7 @@ static const __u32 lib_comms[][4] = {
 	{ 2, 0, 0, 1 }, { 3, 1, 0, 0 }, { 3, 1, 1, 1 }, { 130, 5, 1, 0 },
 };
 
-#define N_LIB_COMMS	(sizeof(lib_comms) / sizeof(lib_comms[0]))
+#define N_LIB_COMMS	ARRAY_SIZE(lib_comms)
 
 static void build_lib_comms(struct __test_metadata *_metadata,
 			    struct encd_glb_comm_header *hdrs)
