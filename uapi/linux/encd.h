@@ -16,7 +16,9 @@
  * A global comm is *held* by file descriptors of /dev/encd: the fd that built
  * it, and every fd that later built or validated the same world on that core.
  * It lives while any fd holds it; ENCD_IOC_RELEASE_GLOBAL_COMM or closing the
- * fd lets go. A global comm is shared by every process on the host that builds
+ * fd lets go (a mapping of the fd keeps the file open, so then the last
+ * munmap does). If BUILD or VALIDATE cannot copy its answer back (EFAULT),
+ * the fd holds the comm all the same. A global comm is shared by every process on the host that builds
  * the same world on the same core.
  *
  * ioctls
