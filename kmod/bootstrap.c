@@ -401,6 +401,30 @@ static struct enc_world *world_alloc(struct enc_glb_comm *g, struct encd_file *o
 }
 
 /*
+ * Opens, before the world's bootstrap starts, every link the rank will send
+ * on in it (its tree parent, hypercube children, ring successor, barrier
+ * partners), so that the connects of all ranks overlap instead of adding a
+ * round trip to each level of the trees.
+ */
+static int open_world_links(struct enc_world *w)
+{
+	u32 r = w->x.rank, n = w->x.nranks, k;
+	u64 step;
+	int err = 0;
+
+	if (n == 1)
+		return 0;
+	if (r && w->g->check_sigs)
+		err = enc_xport_link(&w->x, enc_tree_parent(r));
+	for (step = enc_cube_mask(r, n) >> 1; step && !err; step >>= 1)
+		if (enc_cube_send_ok(r, n, step))
+			err = enc_xport_link(&w->x, r + (u32)step);
+	for (k = 0; k < enc_ceil_log2(n) && !err; k++)
+		err = enc_xport_link(&w->x, enc_dissem_to(r, n, k));
+	return err;
+}
+
+/*
  * The seed's enc_setup_global_comm_internal and its invariants: rendezvous,
  * then get_nccl_comm for the global replica group.
  */
@@ -437,6 +461,10 @@ static int world_form(struct enc_world *w)
 	if (err)
 		return enc_xport_fail(&w->x, err, "rendezvous failed (%d)", err);
 	w->rendezvous_ns = ktime_get_boottime_ns() - w->rendezvous_start;
+
+	err = open_world_links(w);
+	if (err)
+		return err;
 
 	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL);
 	if (!key)

@@ -632,47 +632,56 @@ drop:
 			      type_name(type), peer, why(err));
 }
 
+int enc_xport_link(struct enc_xport *x, u32 peer)
+{
+	struct enc_link *l = &x->out[peer];
+	struct {
+		struct enc_link_msg m;
+		u8 mac[ENC_MAC_LEN];
+	} __packed link = {
+		.m.token = cpu_to_be64(x->token),
+		.m.rank = htonl(x->rank),
+		.m.nranks = htonl(x->nranks),
+	};
+	struct socket *s;
+	int err;
+
+	if (l->sock)
+		return 0;
+	err = enc_xport_mac(x, &link.m, sizeof(link.m), link.mac);
+	if (err)
+		return enc_xport_fail(x, err, "rank %u: cannot sign a link (%d)", x->rank, err);
+	err = enc_sock_connect(x, &x->peer_addr[peer], false, &s);
+	if (err)
+		return enc_xport_fail(x, err, "rank %u: connecting to rank %u at %pISpc: %s",
+				      x->rank, peer, &x->peer_addr[peer], why(err));
+	l->sock = s;
+	err = enc_frame_send(x, s, ENC_MSG_LINK, 0, &link, sizeof(link.m) + enc_xport_mac_len(x));
+	if (err) {
+		link_drop(l);
+		return enc_xport_fail(x, err, "rank %u: opening a link to rank %u: %s", x->rank,
+				      peer, why(err));
+	}
+	return 0;
+}
+
 int enc_xport_send(struct enc_xport *x, u32 peer, u16 type, u32 tag, const void *buf,
 		   u32 len, struct enc_msg_stats *st)
 {
 	struct enc_link *l = &x->out[peer];
 	int err;
 
-	if (!l->sock) {
-		struct {
-			struct enc_link_msg m;
-			u8 mac[ENC_MAC_LEN];
-		} __packed link = {
-			.m.token = cpu_to_be64(x->token),
-			.m.rank = htonl(x->rank),
-			.m.nranks = htonl(x->nranks),
-		};
-		struct socket *s;
-
-		err = enc_xport_mac(x, &link.m, sizeof(link.m), link.mac);
-		if (err)
-			return enc_xport_fail(x, err, "rank %u: cannot sign a link (%d)", x->rank,
-					      err);
-		err = enc_sock_connect(x, &x->peer_addr[peer], false, &s);
-		if (err)
-			return enc_xport_fail(x, err, "rank %u: connecting to rank %u at %pISpc: %s",
-					      x->rank, peer, &x->peer_addr[peer], why(err));
-		l->sock = s;
-		err = enc_frame_send(x, s, ENC_MSG_LINK, 0, &link,
-				     sizeof(link.m) + enc_xport_mac_len(x));
-		if (err)
-			goto drop;
-	}
-	err = enc_frame_send(x, l->sock, type, tag, buf, len);
+	err = enc_xport_link(x, peer);
 	if (err)
-		goto drop;
+		return err;
+	err = enc_frame_send(x, l->sock, type, tag, buf, len);
+	if (err) {
+		link_drop(l);
+		return enc_xport_fail(x, err, "rank %u: sending %s to rank %u: %s", x->rank,
+				      type_name(type), peer, why(err));
+	}
 	count(st, type, len, true);
 	return 0;
-
-drop:
-	link_drop(l);
-	return enc_xport_fail(x, err, "rank %u: sending %s to rank %u: %s", x->rank,
-			      type_name(type), peer, why(err));
 }
 
 void enc_xport_destroy(struct enc_xport *x)

@@ -137,6 +137,8 @@ int enc_frame_recv(struct enc_xport *x, struct socket *s, unsigned long deadline
 
 /* The peer links, once the rendezvous has filled rank, nranks, token, peer_addr. */
 int enc_xport_links_init(struct enc_xport *x);
+/* Opens the link to @peer now, if it is not open: sends need not wait for it. */
+int enc_xport_link(struct enc_xport *x, u32 peer);
 int enc_xport_send(struct enc_xport *x, u32 peer, u16 type, u32 tag, const void *buf,
 		   u32 len, struct enc_msg_stats *st);
 int enc_xport_recv(struct enc_xport *x, u32 peer, u16 type, u32 tag, void *buf, u32 len,
