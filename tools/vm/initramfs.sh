@@ -66,7 +66,7 @@ fi
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage" "${tmp:-}"' EXIT
-mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,host,lib/modules}
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,host,hostro,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 cp "$here/init" "$stage/init"
 cp "$here/modprobe" "$stage/sbin/modprobe"

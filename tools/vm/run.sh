@@ -51,10 +51,25 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
 case $out/ in
-/tmp/* | /run/* | /var/tmp/* | /dev/*)
-	echo "vm: --out $out would be hidden by the guest's tmpfs: use a directory elsewhere" >&2
+/dev/*)
+	echo "vm: --out $out would be hidden by the guest's /dev: use a directory elsewhere" >&2
 	exit 2 ;;
 esac
+# The guest mounts fresh tmpfs on /tmp, /run and /var/tmp; a checkout or an
+# output directory under one of them (CI may clone into /tmp) is bound back
+# from the host's root.
+keep=
+for d in "$top" "$out" "$(pwd -P)"; do
+	case $d/ in
+	/tmp/* | /run/* | /var/tmp/*)
+		case $d in
+		*[[:space:],]*)
+			echo "vm: $d: a path with spaces or commas cannot be kept visible in the guest" >&2
+			exit 2 ;;
+		esac
+		keep=${keep:+$keep,}$d ;;
+	esac
+done
 # One VM per output directory: another would write into the same logs.
 exec 8>"$out/.lock"
 if ! flock -n 8; then
@@ -89,7 +104,7 @@ cmdline="console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thre
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	-accel tcg -cpu max -smp 2 -m "$mem"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "$cmdline encdvm.cmd=$out/cmd.sh$append"
+	-append "$cmdline encdvm.cmd=$out/cmd.sh${keep:+ encdvm.keep=$keep}$append"
 	-chardev "file,id=con,path=$out/console.log,append=on" -serial chardev:con
 	-chardev "file,id=out,path=$out/output.log,append=on" -serial chardev:out
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
