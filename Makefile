@@ -44,10 +44,18 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
-	$(MAKE) -C lib clean 2>/dev/null || true
 
--include lib/lib.mk
--include tools/tools.mk
--include selftests/selftests.mk
--include tools/vm/vm.mk
--include tools/bench/bench.mk
+include lib/lib.mk
+include tools/tools.mk
+include selftests/selftests.mk
+include tools/vm/vm.mk
+include tools/bench/bench.mk
+
+# The kernel's coding style, by the kernel's own checker (compat.h must test
+# the kernel version: that is what it is for).
+.PHONY: checkpatch
+checkpatch:
+	@src=$$($(TOP)/tools/kernel-source.sh) && \
+	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
+		-f kmod/*.c kmod/*.h uapi/linux/encd.h
+check: checkpatch

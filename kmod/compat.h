@@ -9,7 +9,7 @@
 #include <linux/version.h>
 #include <linux/mm.h>
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#if KERNEL_VERSION(6, 3, 0) > LINUX_VERSION_CODE
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vma->vm_flags |= flags;
@@ -29,7 +29,7 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 
 static inline struct nlattr **enc_genl_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+#if KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE
 	return genl_dumpit_info(cb)->attrs;
 #else
 	return genl_info_dump(cb)->attrs;
