@@ -6,7 +6,9 @@
 # VM that did not finish, to their count.
 #
 #   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
-#            [--selftests DIR] [run.sh options] -- [NAME]...
+#            [--selftests DIR] [--multihost] [run.sh options] -- [NAME]...
+#
+# --multihost also forms one world across two VMs (multihost-bootstrap.sh).
 #
 # The last line printed is "N passed, N failed[, N skipped]"; the exit
 # status is 0 only when nothing failed.
@@ -14,10 +16,11 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-build='' runner_args=() vm_args=()
+build='' multihost='' runner_args=() vm_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
+	--multihost) multihost=1; shift ;;
 	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
 	--quiet) vm_args+=("$1"); shift ;;
 	--) shift; break ;;
@@ -61,6 +64,21 @@ elif [ -z "$summary" ] || { [ "$status" != 0 ] && [ "$failed" = 0 ]; }; then
 	failed=$((failed + 1))
 fi
 [ "$kernel_problems" = 0 ] || echo "FAIL: $kernel_problems kernel problem(s), see $out/kernel-problems.txt"
+
+# Hosts that share no kernel: one world across two VMs on a virtual network.
+if [ -n "$multihost" ]; then
+	mh=$("$here/../multihost-bootstrap.sh" --kver "$(basename "$build")" 2>&1 || true)
+	echo "$mh"
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$mh" | tail -n 1 || true)
+	if [ -n "$summary" ]; then
+		read -r p _ f _ <<<"${summary//,/}"
+		passed=$((passed + p))
+		failed=$((failed + f))
+	else
+		echo "FAIL: the multi-host test printed no result"
+		failed=$((failed + 1))
+	fi
+fi
 
 echo "lane $(basename "$build"): $(($(date +%s) - start))s"
 summary="$passed passed, $failed failed"
