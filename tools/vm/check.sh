@@ -13,6 +13,9 @@
 # The last line printed is "N passed, N failed[, N skipped]"; the exit
 # status is 0 only when nothing failed.
 set -eu
+# Braces: bash reads the whole script before running it, so an edit to this
+# file while it runs (for up to an hour) cannot derail it.
+{
 
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -85,3 +88,5 @@ summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"
 echo "$summary"
 [ "$failed" = 0 ]
+exit
+}

@@ -7,6 +7,9 @@
 # version and the compiler. Prints the build directory: it is the KDIR to
 # build the module against, and holds arch/x86/boot/bzImage.
 set -eu
+# Braces: bash reads the whole script before running it, so an edit to this
+# file while it runs (for up to an hour) cannot derail it.
+{
 
 # A kernel build of its own: none of the caller's make variables or jobserver.
 unset MAKEFLAGS MFLAGS MAKELEVEL
@@ -71,3 +74,5 @@ elapsed=$(($(date +%s) - start))
 echo "built in ${elapsed}s" >"$dir/.encd-built"
 echo "debug kernel: built in ${elapsed}s" >&2
 echo "$dir"
+exit
+}

@@ -21,6 +21,9 @@
 # counts as one more failure, and so does a failed rmmod or a leak. The last
 # line is "N passed, N failed[, N skipped]".
 set -u
+# Braces: bash reads the whole script before running it, so an edit to this
+# file while it runs (for up to an hour) cannot derail it.
+{
 
 here=$(cd "$(dirname "$0")" && pwd)
 build='' srcdir=$(cd "$here/../../selftests" 2>/dev/null && pwd)
@@ -153,3 +156,5 @@ summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"
 echo "$summary"
 [ "$failed" = 0 ]
+exit
+}

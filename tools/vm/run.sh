@@ -22,6 +22,9 @@
 # Exits with the command's status, or 1 if the VM did not finish (crash,
 # panic, timeout) or the kernel reported a problem.
 set -eu
+# Braces: bash reads the whole script before running it, so an edit to this
+# file while it runs (for up to an hour) cannot derail it.
+{
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -152,3 +155,4 @@ printf 'finished=%s\nstatus=%s\nkernel_problems=%s\nelapsed=%s\n' \
 
 [ $finished = 1 ] && [ "$problems" = 0 ] || exit 1
 exit "$status"
+}
