@@ -4,7 +4,7 @@
 #   make check [KVER=6.12] [TESTS="gcomm_test ..."]   Debian's kernel
 #   make check-debug [TESTS=...]   a KASAN/lockdep/kmemleak kernel built from
 #                                  linux-source-6.1 (cached in /var/cache/encd)
-#   make demo                      tools/demo.sh in a 6.1 VM, encd loaded
+#   make demo                      tools/demo.sh (it loads encd) in a 6.1 VM
 #
 # VM_MEM, VM_DEBUG_MEM (MiB) and VM_TIMEOUT (seconds for the whole VM); each
 # test program's own limit is in selftests/settings. Every lane installs its
@@ -53,5 +53,4 @@ vm-demo: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/run.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
 		--out $(BUILD)/$(VM_KVER)/demo --mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- \
-		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko sh -c 'insmod "$$ENCD_KO" && exec bash "$$0"' \
-		$(TOP)/tools/demo.sh
+		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko bash $(TOP)/tools/demo.sh
