@@ -241,9 +241,9 @@ static void phase(struct enc_node *node, int ph, u32 state)
 {
 	u64 now = ktime_get_boottime_ns();
 
-	if (ph > 0)
+	if (ph > ENCD_PHASE_VALIDATE)
 		node->phase_ns[ph - 1] = now - node->phase_start[ph - 1];
-	if (ph < ENC_PH_N) {
+	if (ph < ENCD_PHASE_N) {
 		node->phase_start[ph] = now;
 		WRITE_ONCE(node->state, state);
 	}
@@ -252,15 +252,11 @@ static void phase(struct enc_node *node, int ph, u32 state)
 /* The event of a failed bootstrap, with who and what when it is known. */
 static void notify_failure(struct enc_world *w, struct enc_node *node, int err, int ph)
 {
-	static const s32 phase_ids[ENC_PH_N] = {
-		ENCD_PHASE_VALIDATE, ENCD_PHASE_BROADCAST, ENCD_PHASE_COMM_INIT,
-		ENCD_PHASE_LOCAL_BARRIER,
-	};
 	struct enc_mismatch *m = &w->mismatch;
 	struct enc_nl_error e = {
 		.err = err,
 		.msg = w->err,
-		.phase = ph < ENC_PH_N ? phase_ids[ph] : -1,
+		.phase = ph < ENCD_PHASE_N ? ph : -1,
 		.peer_rank = -1,
 		.peer_g_device_id = -1,
 		.group_id = node->global ? -1 : (s32)node->group_id,
@@ -306,14 +302,14 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 	if (!rank)
 		make_uid(w, node);
 
-	phase(node, ph = ENC_PH_VALIDATE, ENCD_NODE_VALIDATING);
+	phase(node, ph = ENCD_PHASE_VALIDATE, ENCD_NODE_VALIDATING);
 	if (w->g->check_sigs) {
 		err = validate_signature(w, node, signature, &match);
 		if (err)
 			goto fail;
 	}
 
-	phase(node, ph = ENC_PH_BROADCAST, ENCD_NODE_BROADCASTING);
+	phase(node, ph = ENCD_PHASE_BROADCAST, ENCD_NODE_BROADCASTING);
 	err = broadcast_uid(w, node, &match);
 	if (err)
 		goto fail;
@@ -333,16 +329,16 @@ struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank
 		goto fail;
 	}
 
-	phase(node, ph = ENC_PH_COMM_INIT, ENCD_NODE_CONNECTING);
+	phase(node, ph = ENCD_PHASE_COMM_INIT, ENCD_NODE_CONNECTING);
 	err = ring_prove(w, node);
 	if (err)
 		goto fail;
 
-	phase(node, ph = ENC_PH_LOCAL_BARRIER, ENCD_NODE_BARRIER);
+	phase(node, ph = ENCD_PHASE_LOCAL_BARRIER, ENCD_NODE_BARRIER);
 	err = local_barrier(w, node);
 	if (err)
 		goto fail;
-	phase(node, ENC_PH_N, ENCD_NODE_READY);
+	phase(node, ENCD_PHASE_N, ENCD_NODE_READY);
 	WRITE_ONCE(node->state, ENCD_NODE_READY);
 	enc_node_notify(node, ENCD_NL_CMD_WORLD_FORMED_NTF, NULL);
 	return node;
@@ -618,11 +614,8 @@ int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
 	}
 	cmd->rank = w->global_node->rank;
 	cmd->rank_n = w->global_node->rank_n;
-	cmd->phase_ns[0] = w->rendezvous_ns;
-	cmd->phase_ns[1] = w->global_node->phase_ns[ENC_PH_VALIDATE];
-	cmd->phase_ns[2] = w->global_node->phase_ns[ENC_PH_BROADCAST];
-	cmd->phase_ns[3] = w->global_node->phase_ns[ENC_PH_COMM_INIT] +
-			   w->global_node->phase_ns[ENC_PH_LOCAL_BARRIER];
+	memcpy(cmd->phase_ns, w->global_node->phase_ns, sizeof(cmd->phase_ns));
+	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
 out:
 	leave(g);
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
@@ -846,9 +839,8 @@ int enc_bootstrap_ioctl_node_info(struct encd_ucmd *ucmd)
 			 (cmd->group_id < ENCD_MAX_COMM_N && w->bound[cmd->group_id] ?
 			  ENCD_NODE_OUT_BOUND : 0);
 	cmd->hits = node->hits;
-	cmd->rendezvous_ns = w->rendezvous_ns;
-	for (i = 0; i < ENC_PH_N; i++)
-		cmd->phase_ns[i] = node->phase_ns[i];
+	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
+	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
 	cmd->n_counters = node->stats.n;
 	for (i = 0; i < node->stats.n; i++) {
 		cmd->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);

@@ -110,17 +110,9 @@ void enc_node_put(struct enc_node *node)
 		kref_put(&node->ref, node_release);
 }
 
-/* The phases of a node, as the netlink family numbers them. */
-static const u32 nl_phase_ids[ENC_PH_N] = {
-	[ENC_PH_VALIDATE] = ENCD_PHASE_VALIDATE,
-	[ENC_PH_BROADCAST] = ENCD_PHASE_BROADCAST,
-	[ENC_PH_COMM_INIT] = ENCD_PHASE_COMM_INIT,
-	[ENC_PH_LOCAL_BARRIER] = ENCD_PHASE_LOCAL_BARRIER,
-};
-
 struct snapshot {
 	struct enc_nl_node n;
-	struct enc_nl_phase phases[ENC_PH_N + 1];
+	struct enc_nl_phase phases[ENCD_PHASE_N];
 	struct enc_nl_counter counters[ENC_COUNTERS_MAX];
 };
 
@@ -148,10 +140,10 @@ static void snapshot(struct enc_node *node, struct snapshot *s)
 		s->phases[0].duration_ns = w->rendezvous_ns;
 		s->n.n_phases = 1;
 	}
-	for (i = 0; i < ENC_PH_N; i++) {
+	for (i = ENCD_PHASE_VALIDATE; i < ENCD_PHASE_N; i++) {
 		if (!node->phase_start[i])
 			continue;
-		s->phases[s->n.n_phases].id = nl_phase_ids[i];
+		s->phases[s->n.n_phases].id = i;
 		s->phases[s->n.n_phases].start_ns = node->phase_start[i];
 		s->phases[s->n.n_phases].duration_ns = node->phase_ns[i];
 		s->n.n_phases++;

@@ -16,15 +16,6 @@ struct enc_lbarrier;
 /* The unique id: 128 bytes made by bootstrap rank 0; 129 on the wire. */
 #define ENC_UID_LEN	128
 
-/* Where a node's bootstrap got to, and how long each phase took. */
-enum enc_node_phase {
-	ENC_PH_VALIDATE,
-	ENC_PH_BROADCAST,
-	ENC_PH_COMM_INIT,
-	ENC_PH_LOCAL_BARRIER,
-	ENC_PH_N
-};
-
 /*
  * A comm node (the seed's enc_nccl_comm_node): one per distinct
  * bootstrap_participants in a (nec_dev, ctx, stream) pool, shared by every
@@ -53,8 +44,9 @@ struct enc_node {
 	struct enc_lbarrier *lb;
 	u32 local_n;		/* ranks of the group on this host */
 	u32 barrier_epoch;
-	u64 phase_start[ENC_PH_N];	/* CLOCK_BOOTTIME */
-	u64 phase_ns[ENC_PH_N];
+	/* By enum encd_phase; a node's own start at ENCD_PHASE_VALIDATE. */
+	u64 phase_start[ENCD_PHASE_N];	/* CLOCK_BOOTTIME */
+	u64 phase_ns[ENCD_PHASE_N];
 	struct enc_msg_stats stats;
 };
 

@@ -11,7 +11,10 @@
 #   multihost-bootstrap.sh [--kver KVER] [--vms N] [--ranks-per-vm R]
 #
 # Two VMs are joined point to point (QEMU socket listen/connect over the
-# host's loopback); more share a multicast hub. Nothing leaves the host.
+# host's loopback); more share a multicast group whose socket QEMU binds to
+# the host's loopback (localaddr=127.0.0.1), so that the guests' frames
+# never leave the host. The VMs run side by side, holding the machine's VM
+# lock together (tools/vm/run.sh).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +42,10 @@ n=$((vms * per))
 port=$((20000 + $$ % 20000))
 pids=()
 
+exec 7>"${ENCD_VM_LOCK:-/var/lock/encd-vm.lock}"
+flock 7
+export ENCD_VM_LOCK_HELD=1
+
 echo "TAP version 13"
 echo "1..1"
 for i in $(seq 0 $((vms - 1))); do
@@ -57,7 +64,7 @@ EOS
 	if [ "$vms" -eq 2 ]; then
 		[ "$i" -eq 0 ] && sock="listen=127.0.0.1:$port" || sock="connect=127.0.0.1:$port"
 	else
-		sock="mcast=230.0.0.1:$port"
+		sock="mcast=230.0.0.1:$port,localaddr=127.0.0.1"
 	fi
 	"$top/tools/vm/run.sh" --kernel "/boot/vmlinuz-$kver" --modules-dir "/lib/modules/$kver" \
 		--out "$out/vm$i" --timeout 600 --mem 1024 --quiet \

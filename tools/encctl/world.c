@@ -273,8 +273,13 @@ static void hex(char *out, const uint8_t *b, int n)
 static void print_json(const struct join_opts *o, const struct join_result *r)
 {
 	json_object *j = json_object_new_object(), *ph = json_object_new_object();
-	static const char *const names[ENCD_PH_N] = { "rendezvous", "validate", "broadcast",
-						      "comm_init" };
+	static const char *const names[ENCD_PHASE_N] = {
+		[ENCD_PHASE_RENDEZVOUS] = "rendezvous",
+		[ENCD_PHASE_VALIDATE] = "validate",
+		[ENCD_PHASE_BROADCAST] = "broadcast",
+		[ENCD_PHASE_COMM_INIT] = "comm_init",
+		[ENCD_PHASE_LOCAL_BARRIER] = "local_barrier",
+	};
 	int i;
 
 	json_object_object_add(j, "ok", json_object_new_boolean(r->st == NRT_SUCCESS));
@@ -287,7 +292,7 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 	json_object_object_add(j, "rank_n", json_object_new_int64(r->info.rank_n));
 	json_object_object_add(ph, "build", json_object_new_int64(r->t_build));
 	json_object_object_add(ph, "setup", json_object_new_int64(r->t_setup));
-	for (i = 0; i < ENCD_PH_N; i++)
+	for (i = 0; i < ENCD_PHASE_N; i++)
 		json_object_object_add(ph, names[i],
 				       json_object_new_int64(r->info.phase_ns[i] / 1000));
 	json_object_object_add(ph, "load", json_object_new_int64(r->t_load));
@@ -299,7 +304,12 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 				       json_object_new_int64(r->barrier_median_us));
 	if (r->have_groups) {
 		json_object *g = json_object_new_object(), *nodes = json_object_new_array();
-		static const char *const gph[4] = { "validate", "broadcast", "ring", "local_barrier" };
+		static const char *const gph[ENCD_PHASE_N] = {
+			[ENCD_PHASE_VALIDATE] = "validate",
+			[ENCD_PHASE_BROADCAST] = "broadcast",
+			[ENCD_PHASE_COMM_INIT] = "ring",
+			[ENCD_PHASE_LOCAL_BARRIER] = "local_barrier",
+		};
 
 		json_object_object_add(g, "new", json_object_new_int64(r->n_new));
 		json_object_object_add(g, "hits", json_object_new_int64(r->n_hits));
@@ -321,7 +331,7 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_GLOBAL));
 			json_object_object_add(e, "bound",
 					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_BOUND));
-			for (k = 0; k < 4; k++)
+			for (k = ENCD_PHASE_VALIDATE; k < ENCD_PHASE_N; k++)
 				json_object_object_add(e, gph[k],
 						       json_object_new_int64(ni->phase_ns[k] / 1000));
 			json_object_array_add(nodes, e);
@@ -377,10 +387,11 @@ static int world_join(int argc, char **argv)
 	} else if (r.st == NRT_SUCCESS) {
 		printf("rank %u of %u: world %s on vnc %u (rendezvous %llu us, validate %llu us, broadcast %llu us, comm init %llu us)\n",
 		       r.info.rank, r.info.rank_n, r.info.formed ? "formed" : "joined", o.vnc,
-		       (unsigned long long)r.info.phase_ns[0] / 1000,
-		       (unsigned long long)r.info.phase_ns[1] / 1000,
-		       (unsigned long long)r.info.phase_ns[2] / 1000,
-		       (unsigned long long)r.info.phase_ns[3] / 1000);
+		       (unsigned long long)r.info.phase_ns[ENCD_PHASE_RENDEZVOUS] / 1000,
+		       (unsigned long long)r.info.phase_ns[ENCD_PHASE_VALIDATE] / 1000,
+		       (unsigned long long)r.info.phase_ns[ENCD_PHASE_BROADCAST] / 1000,
+		       (unsigned long long)(r.info.phase_ns[ENCD_PHASE_COMM_INIT] +
+					    r.info.phase_ns[ENCD_PHASE_LOCAL_BARRIER]) / 1000);
 		if (r.have_groups)
 			printf("rank %u: %u replica group comms bootstrapped, %u from the pool\n",
 			       r.info.rank, r.n_new, r.n_hits);

@@ -79,6 +79,17 @@ if ! flock -n 8; then
 	echo "vm: another VM is using $out, waiting for it" >&2
 	flock 8
 fi
+# One VM (or one group of VMs) on the machine at a time: TCG VMs side by
+# side slow each other down by integer factors, which no test's deadline
+# should have to absorb. A script that starts several VMs for one test
+# takes the lock itself and sets ENCD_VM_LOCK_HELD for them.
+if [ -z "${ENCD_VM_LOCK_HELD:-}" ]; then
+	exec 7>"${ENCD_VM_LOCK:-/var/lock/encd-vm.lock}"
+	if ! flock -n 7; then
+		echo "vm: another VM is running on this machine, waiting for it" >&2
+		flock 7
+	fi
+fi
 
 label=$(basename "${moddir:-builtin}")
 initrd=$top/build/vm/initramfs-$label.cpio

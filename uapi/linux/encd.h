@@ -3,10 +3,13 @@
  * encd: collective-communication worlds for Neuron hosts, in the kernel.
  *
  * This header is the whole contract between the encd module and user space.
+ * encd reproduces, in the kernel, how the Neuron runtime library (libnrt)
+ * forms its collective worlds; Documentation/libnrt.rst describes that
+ * behaviour, and names below such as enc_glb_comm are libnrt's.
  *
  * Objects
  * -------
- * A *global communicator* ("global comm", the seed's enc_glb_comm) is the
+ * A *global communicator* ("global comm", libnrt's enc_glb_comm) is the
  * identity record of one rank in a collective world: world size, this rank's
  * global device id, pod topology, and a semaphore-increment value buffer.
  * There is at most one per (nec_dev, ctx_id); nec_dev is the NeuronCore device
@@ -39,7 +42,7 @@
  *   EINVAL     a bad argument (ctx_id out of range, world size 0, device id
  *              not below the world size, a root_comm_id without its NUL), a
  *              world that differs from the one already set up, or a
- *              topology the seed rejects (pod type, pod node id, virtual
+ *              topology libnrt rejects (pod type, pod node id, virtual
  *              server size); the sentence names which.
  *   ENOENT     no global comm on that core and context, or (RELEASE) this fd
  *              does not hold it.
@@ -215,16 +218,16 @@ struct encd_version {
  * @out_flags: out: ENCD_GCOMM_OUT_CREATED
  * @nec_dev_id: out: the NeuronCore device @vnc resolves to
  *
- * BUILD is the seed's enc_init_global_comm: if the core already has a global
+ * BUILD is libnrt's enc_init_global_comm: if the core already has a global
  * comm in @ctx_id with the same g_device_id and world size, the call succeeds
  * without a new object; with another world it fails with EINVAL "NRT has
  * already been setup with a collectives world size of %d ...". Otherwise a
- * comm is made after the seed's checks: the virtual server size must divide
+ * comm is made after libnrt's checks: the virtual server size must divide
  * the world size; pod_type must be <= 2; pod_node_id must be below pod_sz for
  * a P2P pod and below 4 for a switch pod. Either way, on success this fd
  * holds the comm.
  *
- * VALIDATE is the seed's enc_validate_global_comm: with no comm on the core it
+ * VALIDATE is libnrt's enc_validate_global_comm: with no comm on the core it
  * is BUILD. Otherwise a NEFF world (@g_device_cnt) larger than the comm's is
  * EINVAL "World size of neff %d is greater than world size of global
  * communicator %d"; an equal one passes; a smaller one passes only once the
@@ -278,12 +281,12 @@ struct encd_release_global_comm {
 /*
  * Programs
  * --------
- * A *program* is what a NEFF declares about its collectives (the seed's
+ * A *program* is what a NEFF declares about its collectives (libnrt's
  * enc_context): replica groups, src-target-pair sets ("stp") and the op queue.
  * It is loaded for one (vnc, ctx_id) whose global comm the loading fd holds,
  * and belongs to that fd: closing the fd frees it, loading again replaces it.
  * It is validated against that comm's world (g_device_cnt) and signed with
- * the two-level MD5 op-signature of the seed's section 4.
+ * the two-level MD5 op-signature (Documentation/signature.rst).
  *
  * A program is in one of two states. PARSE is where it starts: it can be
  * signed, as often as wanted. LOADED (ENCD_IOC_PROGRAM_SEAL, or bringing up
@@ -396,7 +399,7 @@ struct encd_prog_vec {
 #define ENCD_PROG_GROUP_MUST_USE_RING_ALG	(1U << 2)
 
 /**
- * struct encd_prog_group - a replica group (the seed's enc_replica_group_info)
+ * struct encd_prog_group - a replica group (libnrt's enc_replica_group_info)
  * @group_id: < ENCD_MAX_COMM_N, unique in the program
  * @rank: this rank in the group as a __s32, -1 for a sendrecv group
  * @rank_n: ranks in the group, > 0
@@ -491,7 +494,7 @@ struct encd_program_load {
 
 /*
  * head.flags of PROGRAM_SIGN: hash every replica group, not only the
- * sendrecv ones (rank -1). The seed skips collective groups because their
+ * sendrecv ones (rank -1). libnrt skips collective groups because their
  * members reconcile through the collective itself; with the flag a size
  * mismatch in an all-reduce is caught at bootstrap as well.
  */
@@ -506,7 +509,7 @@ struct encd_program_load {
  * @n_groups_hashed: out: how many replica groups went into it
  * @n_stps_hashed: out: how many stps went into it (all of them)
  *
- * The seed's enc_calculate_signature. Level 1: an MD5 for each hashed
+ * libnrt's enc_calculate_signature. Level 1: an MD5 for each hashed
  * replica group over its participants then its ops, and one for each stp
  * over its pair vectors then its ops; each is kept as that group's or stp's
  * signature (the others are zeroed). Level 2: the MD5 of those digests, in
@@ -697,13 +700,19 @@ enum encd_node_state {
 	ENCD_NODE_FAILED,
 };
 
+/*
+ * The timed steps of forming a world and its comms. The one numbering of
+ * them: it indexes every phase_ns array of the ioctls and is the value of
+ * ENCD_A_PHASE_ID and ENCD_A_ERROR_PHASE.
+ */
 enum encd_phase {
-	ENCD_PHASE_RENDEZVOUS = 1,
+	ENCD_PHASE_RENDEZVOUS,
 	ENCD_PHASE_VALIDATE,
 	ENCD_PHASE_BROADCAST,
 	ENCD_PHASE_COMM_INIT,
 	ENCD_PHASE_LOCAL_BARRIER,
 };
+#define ENCD_PHASE_N	(ENCD_PHASE_LOCAL_BARRIER + 1)
 
 enum encd_msg_type {
 	ENCD_MSG_HELLO = 1,
@@ -853,7 +862,7 @@ enum encd_nl_cmd {
  * Bootstrap
  * ---------
  * A global comm becomes a *world* when ENCD_IOC_SETUP_GLOBAL_COMM forms it
- * (the seed's enc_setup_global_comm): the rank with g_device_id 0 listens on
+ * (libnrt's enc_setup_global_comm): the rank with g_device_id 0 listens on
  * root_comm_id ("a.b.c.d:port", "[v6]:port" or "localhost:port"), every rank
  * connects there, and once all g_device_cnt ranks have arrived each one gets
  * the peer table; then the global replica group (all ranks, in order) gets
@@ -892,15 +901,6 @@ enum encd_nl_cmd {
 /* out_flags of SETUP_GLOBAL_COMM */
 #define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
 
-/* The phases of a bootstrap, as indices of phase_ns arrays. */
-enum {
-	ENCD_PH_RENDEZVOUS = 0,
-	ENCD_PH_VALIDATE,
-	ENCD_PH_BROADCAST,
-	ENCD_PH_COMM_INIT,	/* ring proof and local barrier */
-	ENCD_PH_N
-};
-
 /**
  * struct encd_setup_global_comm - ENCD_IOC_SETUP_GLOBAL_COMM
  * @head: flags must be 0
@@ -912,7 +912,7 @@ enum {
  * @rank_n: out: the world size
  * @out_flags: out: ENCD_SETUP_OUT_FORMED
  * @__reserved: must be 0
- * @phase_ns: out: how long each phase of the formation took, ENCD_PH_*
+ * @phase_ns: out: how long each phase of the formation took, by enum encd_phase
  * @secret_uptr: the world secret, or 0
  * @secret_len: its length, at most ENCD_WORLD_SECRET_MAX; 0: none
  * @__reserved2: must be 0
@@ -936,7 +936,7 @@ struct encd_setup_global_comm {
 	__u32 rank_n;
 	__u32 out_flags;
 	__u32 __reserved;
-	__aligned_u64 phase_ns[ENCD_PH_N];
+	__aligned_u64 phase_ns[ENCD_PHASE_N];
 	__aligned_u64 secret_uptr;
 	__u32 secret_len;
 	__u32 __reserved2;
@@ -954,7 +954,7 @@ struct encd_setup_global_comm {
  * @n_hits: out: how many found theirs in the pool
  * @__reserved: must be 0
  *
- * The seed's enc_init_replica_groups: for this fd's program on the core
+ * libnrt's enc_init_replica_groups: for this fd's program on the core
  * (signed now if it never was, then sealed: PARSE -> LOADED), get_nccl_comm
  * for every replica group in program order, on the group's stream, keyed by
  * its bootstrap_participants. A group with ops becomes its comm's op target;
@@ -1052,8 +1052,8 @@ struct encd_mismatch {
  * @out_flags: out: ENCD_NODE_OUT_*
  * @n_counters: out: entries of @counters in use
  * @hits: out: pool lookups that found this node
- * @rendezvous_ns: out: the world's rendezvous time
- * @phase_ns: out: validation, broadcast, ring proof, local barrier times
+ * @phase_ns: out: how long each phase of the node's bootstrap took, by enum
+ *	encd_phase; ENCD_PHASE_RENDEZVOUS is the world's rendezvous
  * @counters: out: the node's message counters
  * @mismatch: out: the last signature mismatch this rank recorded
  *
@@ -1074,8 +1074,7 @@ struct encd_node_info {
 	__u32 out_flags;
 	__u32 n_counters;
 	__aligned_u64 hits;
-	__aligned_u64 rendezvous_ns;
-	__aligned_u64 phase_ns[4];
+	__aligned_u64 phase_ns[ENCD_PHASE_N];
 	struct encd_msg_counter counters[ENCD_NODE_COUNTERS_MAX];
 	struct encd_mismatch mismatch;
 };

@@ -35,7 +35,7 @@ struct enc_world_info {
 	uint32_t rank;
 	uint32_t rank_n;
 	bool formed;			/* this call formed it (else it already was) */
-	uint64_t phase_ns[ENCD_PH_N];	/* rendezvous, validate, broadcast, comm init */
+	uint64_t phase_ns[ENCD_PHASE_N];	/* by enum encd_phase */
 };
 
 /*
