@@ -558,8 +558,6 @@ static int world_secret(struct encd_ucmd *ucmd, struct enc_world *w,
 	int err;
 
 	BUILD_BUG_ON(ENCD_WORLD_SECRET_MAX != ENC_SECRET_MAX);
-	if (cmd->__reserved || cmd->__reserved2)
-		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
 	if (!cmd->secret_len)
 		return 0;
 	if (cmd->secret_len > sizeof(key))
@@ -582,6 +580,8 @@ int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
 	struct enc_world *w;
 	int err;
 
+	if (cmd->__reserved || cmd->__reserved2)
+		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
 	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
 	if (err)
 		return err;
@@ -680,6 +680,8 @@ int enc_bootstrap_ioctl_init_groups(struct encd_ucmd *ucmd)
 	u32 n = 0, i;
 	int err;
 
+	if (cmd->__reserved)
+		return encd_fail(ucmd, -EINVAL, "encd_init_replica_groups: reserved fields must be 0");
 	req = kcalloc(ENCD_MAX_COMM_N, sizeof(*req), GFP_KERNEL);
 	if (!req)
 		return -ENOMEM;
