@@ -52,10 +52,12 @@ include tools/vm/vm.mk
 include tools/bench/bench.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
-# the kernel version: that is what it is for).
+# the kernel version: that is what it is for), and well-formed kernel-doc.
 .PHONY: checkpatch
 checkpatch:
 	@src=$$($(TOP)/tools/kernel-source.sh) && \
 	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h uapi/linux/encd.h
+		-f kmod/*.c kmod/*.h uapi/linux/encd.h && \
+	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/encd.h 2>&1) && \
+	{ [ -z "$$out" ] || { echo "$$out"; false; }; }
 check: checkpatch

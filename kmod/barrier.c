@@ -20,13 +20,13 @@
 
 #include "barrier.h"
 #include "bootstrap.h"
-#include "gcomm.h"
+#include "encd_private.h"
 #include "schedule.h"
 
-struct enc_lbarrier {
+struct encd_lbarrier {
 	struct kref ref;
 	struct hlist_node hnode;
-	u8 uid[ENC_UID_LEN];
+	u8 uid[ENCD_UID_LEN];
 	u32 n;
 	spinlock_t lock;	/* guards arrived and gen */
 	u32 arrived;
@@ -37,14 +37,14 @@ struct enc_lbarrier {
 static DEFINE_MUTEX(lb_lock);
 static DEFINE_HASHTABLE(lb_table, 6);
 
-struct enc_lbarrier *enc_lbarrier_get(const u8 *uid, u32 n, int *err)
+struct encd_lbarrier *encd_lbarrier_get(const u8 *uid, u32 n, int *err)
 {
-	u32 hash = jhash(uid, ENC_UID_LEN, 0);
-	struct enc_lbarrier *lb;
+	u32 hash = jhash(uid, ENCD_UID_LEN, 0);
+	struct encd_lbarrier *lb;
 
 	mutex_lock(&lb_lock);
 	hash_for_each_possible(lb_table, lb, hnode, hash) {
-		if (memcmp(lb->uid, uid, ENC_UID_LEN))
+		if (memcmp(lb->uid, uid, ENCD_UID_LEN))
 			continue;
 		if (lb->n != n) {
 			*err = -EINVAL;
@@ -60,7 +60,7 @@ struct enc_lbarrier *enc_lbarrier_get(const u8 *uid, u32 n, int *err)
 		goto out;
 	}
 	kref_init(&lb->ref);
-	memcpy(lb->uid, uid, ENC_UID_LEN);
+	memcpy(lb->uid, uid, ENCD_UID_LEN);
 	lb->n = n;
 	spin_lock_init(&lb->lock);
 	init_waitqueue_head(&lb->wq);
@@ -72,7 +72,7 @@ out:
 
 static void lb_release(struct kref *ref)
 {
-	struct enc_lbarrier *lb = container_of(ref, struct enc_lbarrier, ref);
+	struct encd_lbarrier *lb = container_of(ref, struct encd_lbarrier, ref);
 
 	/* kref_put_mutex() calls this with lb_lock held, for us to drop. */
 	hash_del(&lb->hnode);
@@ -81,13 +81,13 @@ static void lb_release(struct kref *ref)
 	kfree(lb);
 }
 
-void enc_lbarrier_put(struct enc_lbarrier *lb)
+void encd_lbarrier_put(struct encd_lbarrier *lb)
 {
 	if (lb)
 		kref_put_mutex(&lb->ref, lb_release, &lb_lock);
 }
 
-int enc_lbarrier_wait(struct enc_lbarrier *lb, unsigned long deadline)
+int encd_lbarrier_wait(struct encd_lbarrier *lb, unsigned long deadline)
 {
 	long left, ret;
 	u64 gen;
@@ -120,36 +120,36 @@ int enc_lbarrier_wait(struct enc_lbarrier *lb, unsigned long deadline)
 	return ret < 0 ? -EINTR : -ETIMEDOUT;
 }
 
-int enc_group_barrier(struct enc_node *node)
+int encd_group_barrier(struct encd_node *node)
 {
-	struct enc_xport *x = &node->w->x;
+	struct encd_xport *x = &node->w->x;
 	u32 n = node->rank_n, r = node->rank, k, epoch;
 	__be32 msg, got;
 	int err;
 
 	epoch = ++node->barrier_epoch;
 	msg = htonl(epoch);
-	for (k = 0; k < enc_ceil_log2(n); k++) {
+	for (k = 0; k < encd_ceil_log2(n); k++) {
 		/* Tags differ per node, barrier and round; the payload double-checks. */
 		u32 tag = node->hash + (epoch << 5) + k;
 
-		err = enc_xport_send(x, node->key[enc_dissem_to(r, n, k)], ENC_MSG_BARRIER, tag,
+		err = encd_xport_send(x, node->key[encd_dissem_to(r, n, k)], ENCD_WIRE_BARRIER, tag,
 				     &msg, sizeof(msg), &node->stats);
 		if (err)
 			return err;
-		err = enc_xport_recv(x, node->key[enc_dissem_from(r, n, k)], ENC_MSG_BARRIER, tag,
+		err = encd_xport_recv(x, node->key[encd_dissem_from(r, n, k)], ENCD_WIRE_BARRIER, tag,
 				     &got, sizeof(got), &node->stats);
 		if (err)
 			return err;
 		if (got != msg)
-			return enc_xport_fail(x, -EPROTO,
+			return encd_xport_fail(x, -EPROTO,
 					      "rank %u: barrier %u round %u: a peer is in barrier %u",
 					      x->rank, epoch, k, ntohl(got));
 	}
 	return 0;
 }
 
-void enc_barrier_exit(void)
+void encd_barrier_exit(void)
 {
 	WARN_ON(!hash_empty(lb_table));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Comm pools: per (nec_dev, ctx, stream) hash tables of comm nodes keyed by
- * the byte image of bootstrap_participants, as the seed's nccl_comm_pool.
+ * the byte image of bootstrap_participants, as libnrt's nccl_comm_pool.
  * The hash is jhash over the key (and the stream); a lookup compares full
  * keys. Replica groups with identical bootstrap participants share a node.
  *
@@ -14,18 +14,17 @@
 
 #include "barrier.h"
 #include "bootstrap.h"
-#include "gcomm.h"
-#include "netlink.h"
+#include "encd_private.h"
 #include "pool.h"
 
-DEFINE_MUTEX(enc_pool_view_lock);
+DEFINE_MUTEX(encd_pool_view_lock);
 
 static u32 key_hash(u32 stream_id, const u32 *key, u32 n)
 {
 	return jhash2(key, n, stream_id);
 }
 
-void *enc_kvmemdup(const void *src, size_t len)
+void *encd_kvmemdup(const void *src, size_t len)
 {
 	void *p = kvmalloc(len, GFP_KERNEL);
 
@@ -34,38 +33,38 @@ void *enc_kvmemdup(const void *src, size_t len)
 	return p;
 }
 
-void enc_pool_init(struct enc_pool *pool)
+void encd_pool_init(struct encd_pool *pool)
 {
 	hash_init(pool->table);
 }
 
-bool enc_pool_empty(struct enc_pool *pool)
+bool encd_pool_empty(struct encd_pool *pool)
 {
 	return hash_empty(pool->table);
 }
 
-struct enc_node *enc_pool_find(struct enc_pool *pool, u32 stream_id, const u32 *key, u32 n)
+struct encd_node *encd_pool_find(struct encd_pool *pool, u32 stream_id, const u32 *key, u32 n)
 {
 	u32 hash = key_hash(stream_id, key, n);
-	struct enc_node *node;
+	struct encd_node *node;
 
 	hash_for_each_possible(pool->table, node, hnode, hash) {
 		if (node->hash == hash && node->rank_n == n &&
 		    !memcmp(node->key, key, n * sizeof(*key)))
-			return enc_node_get(node);
+			return encd_node_get(node);
 	}
 	return NULL;
 }
 
-struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 stream_id,
+struct encd_node *encd_pool_add(struct encd_pool *pool, struct encd_world *w, u32 stream_id,
 			      const u32 *key, u32 n)
 {
-	struct enc_node *node;
+	struct encd_node *node;
 
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return NULL;
-	node->key = enc_kvmemdup(key, n * sizeof(*key));
+	node->key = encd_kvmemdup(key, n * sizeof(*key));
 	if (!node->key) {
 		kfree(node);
 		return NULL;
@@ -76,13 +75,13 @@ struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 st
 	node->stream_id = stream_id;
 	node->hash = key_hash(stream_id, key, n);
 	node->state = ENCD_NODE_PENDING;
-	mutex_lock(&enc_pool_view_lock);
+	mutex_lock(&encd_pool_view_lock);
 	hash_add(pool->table, &node->hnode, node->hash);
-	mutex_unlock(&enc_pool_view_lock);
+	mutex_unlock(&encd_pool_view_lock);
 	return node;
 }
 
-struct enc_node *enc_node_get(struct enc_node *node)
+struct encd_node *encd_node_get(struct encd_node *node)
 {
 	if (node)
 		kref_get(&node->ref);
@@ -91,34 +90,34 @@ struct enc_node *enc_node_get(struct enc_node *node)
 
 static void node_release(struct kref *ref)
 {
-	struct enc_node *node = container_of(ref, struct enc_node, ref);
+	struct encd_node *node = container_of(ref, struct encd_node, ref);
 
 	if (node->state == ENCD_NODE_READY)
-		enc_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
-	mutex_lock(&enc_pool_view_lock);
+		encd_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
+	mutex_lock(&encd_pool_view_lock);
 	hash_del(&node->hnode);
-	mutex_unlock(&enc_pool_view_lock);
-	enc_lbarrier_put(node->lb);
+	mutex_unlock(&encd_pool_view_lock);
+	encd_lbarrier_put(node->lb);
 	memzero_explicit(node->uid, sizeof(node->uid));
 	kvfree(node->key);
 	kfree(node);
 }
 
-void enc_node_put(struct enc_node *node)
+void encd_node_put(struct encd_node *node)
 {
 	if (node)
 		kref_put(&node->ref, node_release);
 }
 
 struct snapshot {
-	struct enc_nl_node n;
-	struct enc_nl_phase phases[ENCD_PHASE_N];
-	struct enc_nl_counter counters[ENC_COUNTERS_MAX];
+	struct encd_nl_node n;
+	struct encd_nl_phase phases[ENCD_PHASE_N];
+	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
 };
 
-static void snapshot(struct enc_node *node, struct snapshot *s)
+static void snapshot(struct encd_node *node, struct snapshot *s)
 {
-	struct enc_world *w = node->w;
+	struct encd_world *w = node->w;
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
@@ -149,8 +148,8 @@ static void snapshot(struct enc_node *node, struct snapshot *s)
 		s->n.n_phases++;
 	}
 	s->n.counters = s->counters;
-	for (i = 0; i < node->stats.n && i < ENC_COUNTERS_MAX; i++) {
-		s->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);
+	for (i = 0; i < node->stats.n && i < ENCD_COUNTERS_MAX; i++) {
+		s->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
 		s->counters[i].size = node->stats.c[i].size;
 		s->counters[i].tx = node->stats.c[i].tx;
 		s->counters[i].rx = node->stats.c[i].rx;
@@ -158,7 +157,7 @@ static void snapshot(struct enc_node *node, struct snapshot *s)
 	s->n.n_counters = i;
 }
 
-void enc_node_notify(struct enc_node *node, u8 cmd, const struct enc_nl_error *e)
+void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e)
 {
 	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
 
@@ -166,16 +165,16 @@ void enc_node_notify(struct enc_node *node, u8 cmd, const struct enc_nl_error *e
 		return;
 	snapshot(node, s);
 	s->n.error = e;
-	enc_nl_notify_node(cmd, node->w->g->net, &s->n);
+	encd_nl_notify_node(cmd, node->w->g->net, &s->n);
 	kfree(s);
 }
 
-int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
-		  int (*fn)(void *arg, const struct enc_nl_node *node), void *arg)
+int encd_pool_walk(struct encd_gcomm *g, unsigned long *pos,
+		  int (*fn)(void *arg, const struct encd_nl_node *node), void *arg)
 {
 	unsigned long idx = 0;
-	struct enc_node *node;
-	struct enc_world *w;
+	struct encd_node *node;
+	struct encd_world *w;
 	struct snapshot *s;
 	unsigned int i, bkt;
 	int err = 0;
@@ -183,7 +182,7 @@ int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	mutex_lock(&enc_pool_view_lock);
+	mutex_lock(&encd_pool_view_lock);
 	w = g->world;
 	for (i = 0; w && i < ENCD_MAX_STREAM_N; i++) {
 		hash_for_each(w->pools[i].table, bkt, node, hnode) {
@@ -197,7 +196,7 @@ int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
 		}
 	}
 out:
-	mutex_unlock(&enc_pool_view_lock);
+	mutex_unlock(&encd_pool_view_lock);
 	kfree(s);
 	return err;
 }

@@ -25,31 +25,31 @@
 
 #define HELLO_MS	5000
 
-struct enc_wire_peer {
-	struct enc_wire_addr addr;
-	u8 host_id[ENC_HOST_ID_LEN];
+struct encd_wire_peer {
+	struct encd_wire_addr addr;
+	u8 host_id[ENCD_HOST_ID_LEN];
 	__be32 pod_type;
 	__be32 pod_node_id;
 	__be32 pod_sz;
 	__be32 nec_dev;
 } __packed;
 
-struct enc_hello {
+struct encd_hello {
 	__be32 world_size;
 	__be32 g_device_id;
-	struct enc_wire_peer self;
+	struct encd_wire_peer self;
 } __packed;
 
-struct enc_peers_hdr {
+struct encd_peers_hdr {
 	__be64 token;
 	__be32 world_size;
 	__be32 __reserved;
 } __packed;
 
-static void peer_to_wire(const struct enc_peer_info *p, const struct sockaddr_storage *ss,
-			 struct enc_wire_peer *w)
+static void peer_to_wire(const struct encd_peer_info *p, const struct sockaddr_storage *ss,
+			 struct encd_wire_peer *w)
 {
-	enc_addr_to_wire(ss, &w->addr);
+	encd_addr_to_wire(ss, &w->addr);
 	memcpy(w->host_id, p->host_id, sizeof(w->host_id));
 	w->pod_type = htonl(p->pod_type);
 	w->pod_node_id = htonl(p->pod_node_id);
@@ -57,7 +57,7 @@ static void peer_to_wire(const struct enc_peer_info *p, const struct sockaddr_st
 	w->nec_dev = htonl(p->nec_dev);
 }
 
-static int peer_from_wire(const struct enc_wire_peer *w, struct enc_peer_info *p,
+static int peer_from_wire(const struct encd_wire_peer *w, struct encd_peer_info *p,
 			  struct sockaddr_storage *ss)
 {
 	memcpy(p->host_id, w->host_id, sizeof(p->host_id));
@@ -65,7 +65,7 @@ static int peer_from_wire(const struct enc_wire_peer *w, struct enc_peer_info *p
 	p->pod_node_id = ntohl(w->pod_node_id);
 	p->pod_sz = ntohl(w->pod_sz);
 	p->nec_dev = ntohl(w->nec_dev);
-	return enc_addr_from_wire(&w->addr, ss);
+	return encd_addr_from_wire(&w->addr, ss);
 }
 
 /*
@@ -73,17 +73,17 @@ static int peer_from_wire(const struct enc_wire_peer *w, struct enc_peer_info *p
  * with in the tag, a sentence as payload) and hangs up. It gets a short
  * deadline of its own: the operation's may be what just ran out.
  */
-static void reject_with(struct enc_xport *x, struct socket *s, int err, const char *text)
+static void reject_with(struct encd_xport *x, struct socket *s, int err, const char *text)
 {
 	unsigned long deadline = x->deadline;
 
 	x->deadline = jiffies + msecs_to_jiffies(HELLO_MS / 4);
-	enc_frame_send(x, s, ENC_MSG_REJECT, -err, text, strlen(text));
+	encd_frame_send(x, s, ENCD_WIRE_REJECT, -err, text, strlen(text));
 	x->deadline = deadline;
-	enc_sock_close(s);
+	encd_sock_close(s);
 }
 
-static __printf(3, 4) void reject(struct enc_xport *x, struct socket *s, const char *fmt, ...)
+static __printf(3, 4) void reject(struct encd_xport *x, struct socket *s, const char *fmt, ...)
 {
 	char text[160];
 	va_list args;
@@ -96,7 +96,7 @@ static __printf(3, 4) void reject(struct enc_xport *x, struct socket *s, const c
 	reject_with(x, s, -EINVAL, text);
 }
 
-static int root_missing(struct enc_xport *x, int err, struct socket **conns, u32 n, u32 got)
+static int root_missing(struct encd_xport *x, int err, struct socket **conns, u32 n, u32 got)
 {
 	char list[64];
 	size_t off = 0;
@@ -109,17 +109,17 @@ static int root_missing(struct enc_xport *x, int err, struct socket **conns, u32
 		off += scnprintf(list + off, sizeof(list) - off, "%s%u", shown ? ", " : "", i);
 		shown++;
 	}
-	return enc_xport_fail(x, err,
+	return encd_xport_fail(x, err,
 			      "root: %u of %u ranks arrived before the wait ended (%s); missing: %s%s",
 			      got, n, err == -ETIMEDOUT ? "timed out" : "interrupted", list,
 			      got + shown < n ? ", ..." : "");
 }
 
-static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root,
-			   const struct enc_peer_info *self, struct enc_peer_info *peers)
+static int root_rendezvous(struct encd_xport *x, const struct sockaddr_storage *root,
+			   const struct encd_peer_info *self, struct encd_peer_info *peers)
 {
-	struct enc_wire_peer *wpeer;
-	struct enc_peers_hdr *ph;
+	struct encd_wire_peer *wpeer;
+	struct encd_peers_hdr *ph;
 	struct socket **conns;
 	size_t table_len;
 	u32 n = x->nranks, got = 1, i;
@@ -132,50 +132,50 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	if (n == 1)
 		return 0;
 
-	err = enc_sock_listen(x->net, root, &x->listener);
+	err = encd_sock_listen(x->net, root, &x->listener);
 	if (err)
-		return enc_xport_fail(x, err, "root: cannot listen on %pISpc (error %d)", root, err);
+		return encd_xport_fail(x, err, "root: cannot listen on %pISpc (error %d)", root, err);
 
 	conns = kvcalloc(n, sizeof(*conns), GFP_KERNEL);
 	if (!conns)
 		return -ENOMEM;
 
 	while (got < n) {
-		struct enc_frame_hdr h;
-		struct enc_hello *hello;
+		struct encd_frame_hdr h;
+		struct encd_hello *hello;
 		struct sockaddr_storage ss;
-		struct enc_peer_info info;
+		struct encd_peer_info info;
 		unsigned long hs;
 		struct socket *s;
 		bool secret_ok;
 		u32 id, ws, len;
 
-		err = enc_sock_accept(x, &s);
+		err = encd_sock_accept(x, &s);
 		if (err) {
 			err = root_missing(x, err, conns, n, got);
 			goto out;
 		}
 		hs = min(x->deadline, jiffies + msecs_to_jiffies(HELLO_MS));
-		err = enc_frame_recv(x, s, hs, &h, (void **)&hello, sizeof(*hello) + ENC_MAC_LEN);
+		err = encd_frame_recv(x, s, hs, &h, (void **)&hello, sizeof(*hello) + ENCD_MAC_LEN);
 		if (err == -EINTR) {
-			enc_sock_close(s);
+			encd_sock_close(s);
 			err = root_missing(x, err, conns, n, got);
 			goto out;
 		}
 		len = err ? 0 : ntohl(h.length);
-		if (err || ntohs(h.type) != ENC_MSG_HELLO ||
-		    (len != sizeof(*hello) && len != sizeof(*hello) + ENC_MAC_LEN)) {
+		if (err || ntohs(h.type) != ENCD_WIRE_HELLO ||
+		    (len != sizeof(*hello) && len != sizeof(*hello) + ENCD_MAC_LEN)) {
 			x->rejected++;
 			pr_info_ratelimited("root: turned away a connection that sent no HELLO (%d)\n",
 					    err);
 			kvfree(hello);
-			enc_sock_close(s);
+			encd_sock_close(s);
 			continue;
 		}
 		ws = ntohl(hello->world_size);
 		id = ntohl(hello->g_device_id);
-		secret_ok = len == sizeof(*hello) + enc_xport_mac_len(x) &&
-			    enc_xport_mac_ok(x, hello, sizeof(*hello), (u8 *)(hello + 1));
+		secret_ok = len == sizeof(*hello) + encd_xport_mac_len(x) &&
+			    encd_xport_mac_ok(x, hello, sizeof(*hello), (u8 *)(hello + 1));
 		err = peer_from_wire(&hello->self, &info, &ss);
 		kvfree(hello);
 		if (!secret_ok)
@@ -198,7 +198,7 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	}
 
 	table_len = sizeof(*ph) + (size_t)n * sizeof(*wpeer);
-	table = kvzalloc(table_len + ENC_MAC_LEN, GFP_KERNEL);
+	table = kvzalloc(table_len + ENCD_MAC_LEN, GFP_KERNEL);
 	if (!table) {
 		err = -ENOMEM;
 		goto out;
@@ -209,14 +209,14 @@ static int root_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	wpeer = table + sizeof(*ph);
 	for (i = 0; i < n; i++)
 		peer_to_wire(&peers[i], &x->peer_addr[i], &wpeer[i]);
-	err = enc_xport_mac(x, table, table_len, table + table_len);
+	err = encd_xport_mac(x, table, table_len, table + table_len);
 	if (err)
 		goto out;
 	for (i = 1; i < n; i++) {
-		err = enc_frame_send(x, conns[i], ENC_MSG_PEERS, 0, table,
-				     table_len + enc_xport_mac_len(x));
+		err = encd_frame_send(x, conns[i], ENCD_WIRE_PEERS, 0, table,
+				     table_len + encd_xport_mac_len(x));
 		if (err) {
-			err = enc_xport_fail(x, err,
+			err = encd_xport_fail(x, err,
 					     "root: sending the peer table to rank %u failed (%d)",
 					     i, err);
 			goto out;
@@ -230,7 +230,7 @@ out:
 		if (err && conns[i])
 			reject_with(x, conns[i], err == -EINTR ? -ECONNABORTED : err, x->err);
 		else
-			enc_sock_close(conns[i]);
+			encd_sock_close(conns[i]);
 	}
 	kvfree(conns);
 	return err;
@@ -241,21 +241,21 @@ out:
  * root saw it come from: that address routes), send HELLO and read the
  * root's answer into *@h and *@bufp.
  */
-static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
-		      const struct enc_peer_info *self, struct enc_frame_hdr *h, void **bufp)
+static int hello_once(struct encd_xport *x, const struct sockaddr_storage *root,
+		      const struct encd_peer_info *self, struct encd_frame_hdr *h, void **bufp)
 {
 	struct {
-		struct enc_hello hello;
-		u8 mac[ENC_MAC_LEN];
+		struct encd_hello hello;
+		u8 mac[ENCD_MAC_LEN];
 	} __packed msg = {};
-	struct enc_hello *hello = &msg.hello;
+	struct encd_hello *hello = &msg.hello;
 	struct sockaddr_storage local;
 	struct socket *s;
 	int err;
 
-	err = enc_sock_connect(x, root, true, &s);
+	err = encd_sock_connect(x, root, true, &s);
 	if (err)
-		return enc_xport_fail(x, err, "rank %u: cannot reach the root at %pISpc: %s",
+		return encd_xport_fail(x, err, "rank %u: cannot reach the root at %pISpc: %s",
 				      x->rank, root,
 				      err == -ETIMEDOUT ? "timed out" :
 				      err == -EINTR ? "interrupted" : "socket error");
@@ -268,9 +268,9 @@ static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
 			((struct sockaddr_in6 *)&local)->sin6_port = 0;
 		else
 			((struct sockaddr_in *)&local)->sin_port = 0;
-		err = enc_sock_listen(x->net, &local, &x->listener);
+		err = encd_sock_listen(x->net, &local, &x->listener);
 		if (err) {
-			enc_xport_fail(x, err, "rank %u: cannot listen on %pISc (error %d)",
+			encd_xport_fail(x, err, "rank %u: cannot listen on %pISc (error %d)",
 				       x->rank, &local, err);
 			goto out;
 		}
@@ -282,23 +282,23 @@ static int hello_once(struct enc_xport *x, const struct sockaddr_storage *root,
 	hello->world_size = htonl(x->nranks);
 	hello->g_device_id = htonl(x->rank);
 	peer_to_wire(self, &x->listen_addr, &hello->self);
-	err = enc_xport_mac(x, hello, sizeof(*hello), msg.mac);
+	err = encd_xport_mac(x, hello, sizeof(*hello), msg.mac);
 	if (!err)
-		err = enc_frame_send(x, s, ENC_MSG_HELLO, 0, &msg,
-				     sizeof(*hello) + enc_xport_mac_len(x));
+		err = encd_frame_send(x, s, ENCD_WIRE_HELLO, 0, &msg,
+				     sizeof(*hello) + encd_xport_mac_len(x));
 	if (!err)
-		err = enc_frame_recv(x, s, x->deadline, h, bufp, ENC_FRAME_MAX);
+		err = encd_frame_recv(x, s, x->deadline, h, bufp, ENCD_FRAME_MAX);
 out:
-	enc_sock_close(s);
+	encd_sock_close(s);
 	return err < 0 ? err : 0;
 }
 
-static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root,
-			   const struct enc_peer_info *self, struct enc_peer_info *peers)
+static int rank_rendezvous(struct encd_xport *x, const struct sockaddr_storage *root,
+			   const struct encd_peer_info *self, struct encd_peer_info *peers)
 {
-	struct enc_wire_peer *wpeer;
-	struct enc_peers_hdr *ph;
-	struct enc_frame_hdr h;
+	struct encd_wire_peer *wpeer;
+	struct encd_peers_hdr *ph;
+	struct encd_frame_hdr h;
 	u32 n = x->nranks, i, len;
 	void *buf = NULL;
 	int err;
@@ -316,33 +316,33 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 		}
 	}
 	if (err) {
-		enc_xport_fail(x, err, "rank %u: no peer table from the root: %s", x->rank,
+		encd_xport_fail(x, err, "rank %u: no peer table from the root: %s", x->rank,
 			       err == -ETIMEDOUT ? "timed out" : err == -EINTR ? "interrupted" :
 			       err == -ECONNRESET ? "the root closed the connection" :
 			       "protocol error");
 		goto out;
 	}
 	len = ntohl(h.length);
-	if (ntohs(h.type) == ENC_MSG_REJECT) {
+	if (ntohs(h.type) == ENCD_WIRE_REJECT) {
 		err = -(int)ntohl(h.tag);
 		if (err != -ETIMEDOUT && err != -ECONNABORTED)
 			err = -EINVAL;
-		err = enc_xport_fail(x, err, "rank %u: the root %s: %.*s", x->rank,
+		err = encd_xport_fail(x, err, "rank %u: the root %s: %.*s", x->rank,
 				     err == -EINVAL ? "refused it" : "gave up",
 				     (int)min_t(u32, len, 200), (char *)buf);
 		goto out;
 	}
 	ph = buf;
-	if (ntohs(h.type) != ENC_MSG_PEERS ||
-	    len != sizeof(*ph) + (size_t)n * sizeof(*wpeer) + enc_xport_mac_len(x) ||
+	if (ntohs(h.type) != ENCD_WIRE_PEERS ||
+	    len != sizeof(*ph) + (size_t)n * sizeof(*wpeer) + encd_xport_mac_len(x) ||
 	    ntohl(ph->world_size) != n) {
-		err = enc_xport_fail(x, -EPROTO, "rank %u: the root sent a bad peer table",
+		err = encd_xport_fail(x, -EPROTO, "rank %u: the root sent a bad peer table",
 				     x->rank);
 		goto out;
 	}
-	len -= enc_xport_mac_len(x);
-	if (!enc_xport_mac_ok(x, buf, len, buf + len)) {
-		err = enc_xport_fail(x, -EACCES,
+	len -= encd_xport_mac_len(x);
+	if (!encd_xport_mac_ok(x, buf, len, buf + len)) {
+		err = encd_xport_fail(x, -EACCES,
 				     "rank %u: the root does not hold this rank's world secret",
 				     x->rank);
 		goto out;
@@ -351,7 +351,7 @@ static int rank_rendezvous(struct enc_xport *x, const struct sockaddr_storage *r
 	wpeer = buf + sizeof(*ph);
 	for (i = 0; i < n; i++) {
 		if (peer_from_wire(&wpeer[i], &peers[i], &x->peer_addr[i])) {
-			err = enc_xport_fail(x, -EPROTO,
+			err = encd_xport_fail(x, -EPROTO,
 					     "rank %u: the root sent no address for rank %u",
 					     x->rank, i);
 			goto out;
@@ -363,11 +363,11 @@ out:
 	return err;
 }
 
-int enc_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root, u32 world_size,
-		   u32 g_device_id, const struct enc_peer_info *self,
-		   struct enc_peer_info **peersp)
+int encd_rendezvous(struct encd_xport *x, const struct sockaddr_storage *root, u32 world_size,
+		   u32 g_device_id, const struct encd_peer_info *self,
+		   struct encd_peer_info **peersp)
 {
-	struct enc_peer_info *peers;
+	struct encd_peer_info *peers;
 	int err;
 
 	x->rank = g_device_id;
@@ -383,7 +383,7 @@ int enc_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root, u32
 	else
 		err = root_rendezvous(x, root, self, peers);
 	if (!err)
-		err = enc_xport_links_init(x);
+		err = encd_xport_links_init(x);
 	if (err) {
 		kvfree(peers);
 		return err;

@@ -4,16 +4,16 @@
 
 #include <linux/types.h>
 
-struct enc_xport;
+struct encd_xport;
 struct sockaddr_storage;
 
 /* The largest world the rendezvous forms: its peer table fits one frame. */
-#define ENC_WORLD_MAX		16384
-#define ENC_HOST_ID_LEN		16
+#define ENCD_WORLD_MAX		16384
+#define ENCD_HOST_ID_LEN		16
 
 /* What a rank tells the root about itself, and the root tells everyone. */
-struct enc_peer_info {
-	u8 host_id[ENC_HOST_ID_LEN];
+struct encd_peer_info {
+	u8 host_id[ENCD_HOST_ID_LEN];
 	u32 pod_type;
 	u32 pod_node_id;
 	u32 pod_sz;
@@ -28,8 +28,8 @@ struct enc_peer_info {
  * token and peer addresses, and @peers (kvmalloc'ed, by rank) what each rank
  * said of itself. Runs within the deadline of the operation @x is in.
  */
-int enc_rendezvous(struct enc_xport *x, const struct sockaddr_storage *root, u32 world_size,
-		   u32 g_device_id, const struct enc_peer_info *self,
-		   struct enc_peer_info **peers);
+int encd_rendezvous(struct encd_xport *x, const struct sockaddr_storage *root, u32 world_size,
+		   u32 g_device_id, const struct encd_peer_info *self,
+		   struct encd_peer_info **peers);
 
 #endif /* _ENCD_RENDEZVOUS_H */

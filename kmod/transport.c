@@ -50,26 +50,26 @@ struct stashed {
 };
 
 /* The first frame of a peer link. */
-struct enc_link_msg {
+struct encd_link_msg {
 	__be64 token;
 	__be32 rank;
 	__be32 nranks;
 } __packed;
 
-static const char *const type_names[ENC_MSG_NTYPES] = {
-	[ENC_MSG_HELLO] = "HELLO",
-	[ENC_MSG_PEERS] = "the peer table",
-	[ENC_MSG_REJECT] = "REJECT",
-	[ENC_MSG_LINK] = "LINK",
-	[ENC_MSG_SIG] = "a signature",
-	[ENC_MSG_UID] = "the unique id",
-	[ENC_MSG_RING] = "the ring proof",
-	[ENC_MSG_BARRIER] = "a barrier message",
+static const char *const type_names[ENCD_WIRE_NTYPES] = {
+	[ENCD_WIRE_HELLO] = "HELLO",
+	[ENCD_WIRE_PEERS] = "the peer table",
+	[ENCD_WIRE_REJECT] = "REJECT",
+	[ENCD_WIRE_LINK] = "LINK",
+	[ENCD_WIRE_SIG] = "a signature",
+	[ENCD_WIRE_UID] = "the unique id",
+	[ENCD_WIRE_RING] = "the ring proof",
+	[ENCD_WIRE_BARRIER] = "a barrier message",
 };
 
 static const char *type_name(u16 type)
 {
-	return type < ENC_MSG_NTYPES ? type_names[type] : "?";
+	return type < ENCD_WIRE_NTYPES ? type_names[type] : "?";
 }
 
 /* Why a socket operation failed, in words. */
@@ -99,7 +99,7 @@ static const char *why(int err)
 	}
 }
 
-int enc_xport_fail(struct enc_xport *x, int err, const char *fmt, ...)
+int encd_xport_fail(struct encd_xport *x, int err, const char *fmt, ...)
 {
 	va_list args;
 
@@ -112,7 +112,7 @@ int enc_xport_fail(struct enc_xport *x, int err, const char *fmt, ...)
 	return err;
 }
 
-int enc_xport_set_secret(struct enc_xport *x, const u8 *key, u32 len)
+int encd_xport_set_secret(struct encd_xport *x, const u8 *key, u32 len)
 {
 	struct crypto_shash *tfm;
 	int err;
@@ -129,26 +129,26 @@ int enc_xport_set_secret(struct enc_xport *x, const u8 *key, u32 len)
 	return 0;
 }
 
-int enc_xport_mac(struct enc_xport *x, const void *data, u32 len, u8 *mac)
+int encd_xport_mac(struct encd_xport *x, const void *data, u32 len, u8 *mac)
 {
 	if (!x->mac)
 		return 0;
 	return crypto_shash_tfm_digest(x->mac, data, len, mac);
 }
 
-bool enc_xport_mac_ok(struct enc_xport *x, const void *data, u32 len, const u8 *mac)
+bool encd_xport_mac_ok(struct encd_xport *x, const void *data, u32 len, const u8 *mac)
 {
-	u8 want[ENC_MAC_LEN];
+	u8 want[ENCD_MAC_LEN];
 	bool ok;
 
 	if (!x->mac)
 		return true;
-	ok = !enc_xport_mac(x, data, len, want) && !crypto_memneq(want, mac, ENC_MAC_LEN);
+	ok = !encd_xport_mac(x, data, len, want) && !crypto_memneq(want, mac, ENCD_MAC_LEN);
 	memzero_explicit(want, sizeof(want));
 	return ok;
 }
 
-void enc_xport_begin(struct enc_xport *x, u32 timeout_ms)
+void encd_xport_begin(struct encd_xport *x, u32 timeout_ms)
 {
 	x->deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	if (x->err)
@@ -156,7 +156,7 @@ void enc_xport_begin(struct enc_xport *x, u32 timeout_ms)
 }
 
 /* "a.b.c.d:port", "[v6]:port" or "localhost:port"; numeric only. */
-int enc_xport_parse_addr(const char *s, struct sockaddr_storage *ss)
+int encd_xport_parse_addr(const char *s, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
@@ -193,7 +193,7 @@ static int addr_len(const struct sockaddr_storage *ss)
 					   sizeof(struct sockaddr_in);
 }
 
-void enc_addr_to_wire(const struct sockaddr_storage *ss, struct enc_wire_addr *w)
+void encd_addr_to_wire(const struct sockaddr_storage *ss, struct encd_wire_addr *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->family = htons(ss->ss_family);
@@ -210,7 +210,7 @@ void enc_addr_to_wire(const struct sockaddr_storage *ss, struct enc_wire_addr *w
 	}
 }
 
-int enc_addr_from_wire(const struct enc_wire_addr *w, struct sockaddr_storage *ss)
+int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	switch (ntohs(w->family)) {
@@ -265,7 +265,7 @@ static int sock_errno(int err)
 	return err;
 }
 
-void enc_sock_close(struct socket *sock)
+void encd_sock_close(struct socket *sock)
 {
 	if (!sock)
 		return;
@@ -273,7 +273,7 @@ void enc_sock_close(struct socket *sock)
 	sock_release(sock);
 }
 
-int enc_sock_listen(struct net *net, const struct sockaddr_storage *addr, struct socket **res)
+int encd_sock_listen(struct net *net, const struct sockaddr_storage *addr, struct socket **res)
 {
 	struct socket *s;
 	int err;
@@ -308,7 +308,7 @@ static bool self_connected(struct socket *s)
 	return llen > 0 && llen == plen && !memcmp(&local, &peer, llen);
 }
 
-int enc_sock_connect(struct enc_xport *x, const struct sockaddr_storage *addr, bool retry,
+int encd_sock_connect(struct encd_xport *x, const struct sockaddr_storage *addr, bool retry,
 		     struct socket **res)
 {
 	struct socket *s;
@@ -348,7 +348,7 @@ int enc_sock_connect(struct enc_xport *x, const struct sockaddr_storage *addr, b
 	}
 }
 
-int enc_sock_accept(struct enc_xport *x, struct socket **res)
+int encd_sock_accept(struct encd_xport *x, struct socket **res)
 {
 	long left = left_of(x->deadline);
 	int err;
@@ -414,12 +414,12 @@ static int recv_buf(struct socket *s, unsigned long deadline, void *buf, size_t 
 	return 0;
 }
 
-int enc_frame_send(struct enc_xport *x, struct socket *s, u16 type, u32 tag,
+int encd_frame_send(struct encd_xport *x, struct socket *s, u16 type, u32 tag,
 		   const void *buf, u32 len)
 {
-	struct enc_frame_hdr h = {
-		.magic = htonl(ENC_FRAME_MAGIC),
-		.version = htons(ENC_FRAME_VERSION),
+	struct encd_frame_hdr h = {
+		.magic = htonl(ENCD_FRAME_MAGIC),
+		.version = htons(ENCD_FRAME_VERSION),
 		.type = htons(type),
 		.tag = htonl(tag),
 		.length = htonl(len),
@@ -432,8 +432,8 @@ int enc_frame_send(struct enc_xport *x, struct socket *s, u16 type, u32 tag,
 	return err;
 }
 
-int enc_frame_recv(struct enc_xport *x, struct socket *s, unsigned long deadline,
-		   struct enc_frame_hdr *h, void **bufp, u32 max)
+int encd_frame_recv(struct encd_xport *x, struct socket *s, unsigned long deadline,
+		   struct encd_frame_hdr *h, void **bufp, u32 max)
 {
 	void *buf;
 	u32 len;
@@ -443,8 +443,8 @@ int enc_frame_recv(struct enc_xport *x, struct socket *s, unsigned long deadline
 	err = recv_buf(s, deadline, h, sizeof(*h));
 	if (err)
 		return err;
-	if (ntohl(h->magic) != ENC_FRAME_MAGIC || ntohs(h->version) != ENC_FRAME_VERSION ||
-	    ntohs(h->type) >= ENC_MSG_NTYPES)
+	if (ntohl(h->magic) != ENCD_FRAME_MAGIC || ntohs(h->version) != ENCD_FRAME_VERSION ||
+	    ntohs(h->type) >= ENCD_WIRE_NTYPES)
 		return -EPROTO;
 	len = ntohl(h->length);
 	if (len > max)
@@ -461,7 +461,7 @@ int enc_frame_recv(struct enc_xport *x, struct socket *s, unsigned long deadline
 	return 0;
 }
 
-int enc_xport_links_init(struct enc_xport *x)
+int encd_xport_links_init(struct encd_xport *x)
 {
 	u32 i;
 
@@ -476,11 +476,11 @@ int enc_xport_links_init(struct enc_xport *x)
 	return 0;
 }
 
-static void link_drop(struct enc_link *l)
+static void link_drop(struct encd_link *l)
 {
 	struct stashed *f, *tmp;
 
-	enc_sock_close(l->sock);
+	encd_sock_close(l->sock);
 	l->sock = NULL;
 	list_for_each_entry_safe(f, tmp, &l->stash, node) {
 		list_del(&f->node);
@@ -489,9 +489,9 @@ static void link_drop(struct enc_link *l)
 	l->stash_n = 0;
 }
 
-static void count(struct enc_msg_stats *st, u16 type, u32 len, bool sent)
+static void count(struct encd_msg_stats *st, u16 type, u32 len, bool sent)
 {
-	struct enc_msg_counter *c;
+	struct encd_msg_tally *c;
 	unsigned int i;
 
 	if (!st)
@@ -501,7 +501,7 @@ static void count(struct enc_msg_stats *st, u16 type, u32 len, bool sent)
 			break;
 	if (i == st->n) {
 		/* Full: the bootstrap uses far fewer kinds than there is room for. */
-		if (WARN_ON_ONCE(st->n == ENC_COUNTERS_MAX))
+		if (WARN_ON_ONCE(st->n == ENCD_COUNTERS_MAX))
 			return;
 		st->n++;
 		st->c[i].type = type;
@@ -519,39 +519,39 @@ static void count(struct enc_msg_stats *st, u16 type, u32 len, bool sent)
  * LINK frame for a rank not linked yet becomes that rank's in-link; any other
  * is turned away, and the world goes on.
  */
-static int accept_link(struct enc_xport *x)
+static int accept_link(struct encd_xport *x)
 {
-	struct enc_link_msg *m;
-	struct enc_frame_hdr h;
+	struct encd_link_msg *m;
+	struct encd_frame_hdr h;
 	unsigned long hs;
 	struct socket *s;
 	void *buf;
 	u32 rank;
 	int err;
 
-	err = enc_sock_accept(x, &s);
+	err = encd_sock_accept(x, &s);
 	if (err)
 		return err;
 
 	hs = jiffies + msecs_to_jiffies(HANDSHAKE_MS);
 	if (time_after(hs, x->deadline))
 		hs = x->deadline;
-	err = enc_frame_recv(x, s, hs, &h, &buf, sizeof(*m) + ENC_MAC_LEN);
+	err = encd_frame_recv(x, s, hs, &h, &buf, sizeof(*m) + ENCD_MAC_LEN);
 	if (err == -EINTR) {
-		enc_sock_close(s);
+		encd_sock_close(s);
 		return err;
 	}
 	m = buf;
-	rank = m && ntohl(h.length) == sizeof(*m) + enc_xport_mac_len(x) &&
-	       enc_xport_mac_ok(x, m, sizeof(*m), (u8 *)(m + 1)) ? ntohl(m->rank) : U32_MAX;
-	if (err || ntohs(h.type) != ENC_MSG_LINK || rank >= x->nranks ||
+	rank = m && ntohl(h.length) == sizeof(*m) + encd_xport_mac_len(x) &&
+	       encd_xport_mac_ok(x, m, sizeof(*m), (u8 *)(m + 1)) ? ntohl(m->rank) : U32_MAX;
+	if (err || ntohs(h.type) != ENCD_WIRE_LINK || rank >= x->nranks ||
 	    be64_to_cpu(m->token) != x->token || ntohl(m->nranks) != x->nranks ||
 	    rank == x->rank || x->in[rank].sock) {
 		x->rejected++;
 		pr_info_ratelimited("rank %u: turned away a connection that is no peer of its world (%d)\n",
 				    x->rank, err);
 		kvfree(buf);
-		enc_sock_close(s);
+		encd_sock_close(s);
 		return 0;
 	}
 	kvfree(buf);
@@ -559,11 +559,11 @@ static int accept_link(struct enc_xport *x)
 	return 0;
 }
 
-int enc_xport_recv(struct enc_xport *x, u32 peer, u16 type, u32 tag, void *buf, u32 len,
-		   struct enc_msg_stats *st)
+int encd_xport_recv(struct encd_xport *x, u32 peer, u16 type, u32 tag, void *buf, u32 len,
+		   struct encd_msg_stats *st)
 {
-	struct enc_link *l = &x->in[peer];
-	struct enc_frame_hdr h;
+	struct encd_link *l = &x->in[peer];
+	struct encd_frame_hdr h;
 	struct stashed *f;
 	void *p;
 	int err;
@@ -586,12 +586,12 @@ int enc_xport_recv(struct enc_xport *x, u32 peer, u16 type, u32 tag, void *buf, 
 	while (!l->sock) {
 		err = accept_link(x);
 		if (err)
-			return enc_xport_fail(x, err, "rank %u: waiting for rank %u to connect: %s",
+			return encd_xport_fail(x, err, "rank %u: waiting for rank %u to connect: %s",
 					      x->rank, peer, why(err));
 	}
 
 	for (;;) {
-		err = enc_frame_recv(x, l->sock, x->deadline, &h, &p, ENC_FRAME_MAX);
+		err = encd_frame_recv(x, l->sock, x->deadline, &h, &p, ENCD_FRAME_MAX);
 		if (err)
 			goto drop;
 		if (ntohs(h.type) == type && ntohl(h.tag) == tag) {
@@ -628,16 +628,16 @@ drop:
 	/* A timeout or a signal says nothing against the peer: keep the link. */
 	if (err != -ETIMEDOUT && err != -EINTR)
 		link_drop(l);
-	return enc_xport_fail(x, err, "rank %u: receiving %s from rank %u: %s", x->rank,
+	return encd_xport_fail(x, err, "rank %u: receiving %s from rank %u: %s", x->rank,
 			      type_name(type), peer, why(err));
 }
 
-int enc_xport_link(struct enc_xport *x, u32 peer)
+int encd_xport_link(struct encd_xport *x, u32 peer)
 {
-	struct enc_link *l = &x->out[peer];
+	struct encd_link *l = &x->out[peer];
 	struct {
-		struct enc_link_msg m;
-		u8 mac[ENC_MAC_LEN];
+		struct encd_link_msg m;
+		u8 mac[ENCD_MAC_LEN];
 	} __packed link = {
 		.m.token = cpu_to_be64(x->token),
 		.m.rank = htonl(x->rank),
@@ -648,43 +648,43 @@ int enc_xport_link(struct enc_xport *x, u32 peer)
 
 	if (l->sock)
 		return 0;
-	err = enc_xport_mac(x, &link.m, sizeof(link.m), link.mac);
+	err = encd_xport_mac(x, &link.m, sizeof(link.m), link.mac);
 	if (err)
-		return enc_xport_fail(x, err, "rank %u: cannot sign a link (%d)", x->rank, err);
-	err = enc_sock_connect(x, &x->peer_addr[peer], false, &s);
+		return encd_xport_fail(x, err, "rank %u: cannot sign a link (%d)", x->rank, err);
+	err = encd_sock_connect(x, &x->peer_addr[peer], false, &s);
 	if (err)
-		return enc_xport_fail(x, err, "rank %u: connecting to rank %u at %pISpc: %s",
+		return encd_xport_fail(x, err, "rank %u: connecting to rank %u at %pISpc: %s",
 				      x->rank, peer, &x->peer_addr[peer], why(err));
 	l->sock = s;
-	err = enc_frame_send(x, s, ENC_MSG_LINK, 0, &link, sizeof(link.m) + enc_xport_mac_len(x));
+	err = encd_frame_send(x, s, ENCD_WIRE_LINK, 0, &link, sizeof(link.m) + encd_xport_mac_len(x));
 	if (err) {
 		link_drop(l);
-		return enc_xport_fail(x, err, "rank %u: opening a link to rank %u: %s", x->rank,
+		return encd_xport_fail(x, err, "rank %u: opening a link to rank %u: %s", x->rank,
 				      peer, why(err));
 	}
 	return 0;
 }
 
-int enc_xport_send(struct enc_xport *x, u32 peer, u16 type, u32 tag, const void *buf,
-		   u32 len, struct enc_msg_stats *st)
+int encd_xport_send(struct encd_xport *x, u32 peer, u16 type, u32 tag, const void *buf,
+		   u32 len, struct encd_msg_stats *st)
 {
-	struct enc_link *l = &x->out[peer];
+	struct encd_link *l = &x->out[peer];
 	int err;
 
-	err = enc_xport_link(x, peer);
+	err = encd_xport_link(x, peer);
 	if (err)
 		return err;
-	err = enc_frame_send(x, l->sock, type, tag, buf, len);
+	err = encd_frame_send(x, l->sock, type, tag, buf, len);
 	if (err) {
 		link_drop(l);
-		return enc_xport_fail(x, err, "rank %u: sending %s to rank %u: %s", x->rank,
+		return encd_xport_fail(x, err, "rank %u: sending %s to rank %u: %s", x->rank,
 				      type_name(type), peer, why(err));
 	}
 	count(st, type, len, true);
 	return 0;
 }
 
-void enc_xport_destroy(struct enc_xport *x)
+void encd_xport_destroy(struct encd_xport *x)
 {
 	u32 i;
 
@@ -698,7 +698,7 @@ void enc_xport_destroy(struct enc_xport *x)
 	kvfree(x->out);
 	x->in = NULL;
 	x->out = NULL;
-	enc_sock_close(x->listener);
+	encd_sock_close(x->listener);
 	x->listener = NULL;
 	kvfree(x->peer_addr);
 	x->peer_addr = NULL;

@@ -127,15 +127,18 @@ struct encd_head {
  * @pod_type: enum encd_pod_type
  * @pod_node_id: this host's node id in the pod
  * @pod_sz: the pod's size in nodes
+ * @__pad0: always 0
  * @reservation_id: the host's reservation id
  * @__root_comm_id_ptr: a pointer in the original; always 0 (see @root_comm_id)
  * @check_sigs: 1 when op signatures are checked across ranks at bootstrap
+ * @__pad1: always 0
  * @inc_recv_sem_values_buffer: the mmap offset of the semaphore buffer
  * @inc_recv_sem_values_buffer_size: ENCD_SEM_VALUES_SIZE (516)
  * @serial: a number no other global comm since module load has had
  * @holders: how many file descriptors hold the comm
  * @state: enum encd_gcomm_state
  * @ctx_id: the context slot
+ * @__pad2: always 0
  * @root_comm_id: "host:port" of the world's root, NUL-terminated
  */
 struct encd_glb_comm_header {
@@ -901,6 +904,8 @@ enum encd_nl_cmd {
 /* out_flags of SETUP_GLOBAL_COMM */
 #define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
 
+#define ENCD_WORLD_SECRET_MAX	64
+
 /**
  * struct encd_setup_global_comm - ENCD_IOC_SETUP_GLOBAL_COMM
  * @head: flags must be 0
@@ -925,8 +930,6 @@ enum encd_nl_cmd {
  * root without it (EACCES), a link without it is turned away. Every rank of
  * a world must give the same secret, or none. It never leaves the kernel.
  */
-#define ENCD_WORLD_SECRET_MAX	64
-
 struct encd_setup_global_comm {
 	struct encd_head head;
 	__u32 vnc;
