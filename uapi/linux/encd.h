@@ -683,8 +683,8 @@ struct encd_program_seal {
  *
  * Network namespaces: the family is in every one. A global comm belongs to
  * the network namespace of the process that built it. Requests and event
- * listeners in that namespace see it; in the initial namespace they see
- * every comm of the host; in any other they do not see it at all.
+ * listeners in that namespace see it; in any other, the initial one
+ * included, they do not see it at all.
  *
  * Nothing secret is ever sent: not a bootstrap unique id, not a world
  * secret. Signatures are digests of a program, not secrets.
@@ -901,8 +901,12 @@ enum encd_nl_cmd {
 /* The world's own replica group, in group_id fields. */
 #define ENCD_GROUP_GLOBAL	0xffffffffU
 
+/* head.flags of SETUP_GLOBAL_COMM */
+#define ENCD_SETUP_FORCE_TCP		(1U << 0)	/* no local delivery: see below */
+#define ENCD_SETUP_SIG_ALL_GROUPS	(1U << 1)	/* programs signed ENCD_SIG_ALL_GROUPS */
+
 /* out_flags of SETUP_GLOBAL_COMM */
-#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
+#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call set the rank up */
 
 #define ENCD_WORLD_SECRET_MAX	64
 
