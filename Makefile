@@ -58,4 +58,10 @@ checkpatch:
 	@src=$$($(TOP)/tools/kernel-source.sh) && \
 	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
 		-f kmod/*.c kmod/*.h uapi/linux/encd.h
-check: checkpatch
+
+# Every sentence kmod/ and lib/ can return is explained in
+# Documentation/troubleshooting.rst.
+.PHONY: check-docs
+check-docs:
+	@python3 $(TOP)/tools/check-troubleshooting.py
+check: checkpatch check-docs
