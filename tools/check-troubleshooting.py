@@ -5,7 +5,8 @@ module (kmod/) and libenc (lib/) can hand back to a caller.
 
   check-troubleshooting.py [--page RST] [--top DIR] [--list]
 
-What counts as a sentence is found in the code, not listed here:
+The sentences are read from the code; only the names of the functions that
+make them are listed below:
 
 * every call of a *sentence maker*: a printf-like function (declared with
   __printf(F, V) or __attribute__((format(printf, F, V)))) whose text is
@@ -35,7 +36,9 @@ list, written as an inline literal at the start of a line:
 
 and a fragment is any inline literal (a term or ``inline``). Every sentence
 in the code must be a term on the page, every fragment a literal on it, and
-every term must still be a sentence or fragment of the code.
+every term must still be a sentence or fragment of the code. A format with
+fewer than four letters ("%s", "%s: %s: %s%s") only passes on a sentence
+made elsewhere and need not be on the page.
 
 Prints each missing sentence with file:line, each stale term with its page
 line, and exits 1 if there was any; 0 otherwise.
