@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The command line's grammar: see args.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,10 +39,9 @@ static const char *sb_list(struct sbuf *b, const char *const *items, size_t n, c
 {
 	size_t i, total = n + (more ? 1 : 0);
 
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < total; i++)
 		sb_add(b, "%s%s%s%s", i == 0 ? "" : i + 1 == total ? " or " : ", ", quote,
 		       i < n ? items[i] : more, i < n ? quote : "");
-	}
 	return b->s;
 }
 
@@ -123,10 +123,9 @@ int encctl_parse_u64(const char *where, const char *key, const char *s, uint64_t
 		base = 16;
 		digits = s + 2;
 	}
-	/* strtoull() alone would take a sign, blanks, and octal after a 0. */
-	if (!((base == 16 && digits[0] && strchr("0123456789abcdefABCDEF", digits[0])) ||
-	      (base == 10 && digits[0] >= '0' && digits[0] <= '9' &&
-	       (digits[0] != '0' || !digits[1]))))
+	/* strtoull() alone would take blanks, a sign, and octal after a leading 0. */
+	if (base == 16 ? !isxdigit((unsigned char)digits[0]) :
+			 !isdigit((unsigned char)digits[0]) || (digits[0] == '0' && digits[1]))
 		goto not_a_number;
 	errno = 0;
 	v = strtoull(digits, &end, base);
