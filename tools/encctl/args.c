@@ -2,46 +2,26 @@
 /* The command line's grammar: see args.h. */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "encctl.h"
+#include "print.h"
 
 /* encctl's own options, as sentences name them. */
 #define GLOBAL_OPTS	"-j (--json), -p (--pretty), -V (--version) and -h (--help)"
 
-/* Room for any sentence built here: lists of words or options, and the offending word. */
-struct sbuf {
-	char s[2048];
-	size_t len;
-};
-
-__attribute__((format(printf, 2, 3))) static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->len >= sizeof(b->s))
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += n;
-}
-
 /* "a, b or c": @n items, then @more as the last choice when not NULL. */
-static const char *sb_list(struct sbuf *b, const char *const *items, size_t n, const char *more,
-			   const char *quote)
+static const char *sb_list(struct encctl_sbuf *b, const char *const *items, size_t n,
+			   const char *more, const char *quote)
 {
 	size_t i, total = n + (more ? 1 : 0);
 
 	for (i = 0; i < total; i++)
-		sb_add(b, "%s%s%s%s", i == 0 ? "" : i + 1 == total ? " or " : ", ", quote,
-		       i < n ? items[i] : more, i < n ? quote : "");
+		encctl_sbuf_add(b, "%s%s%s%s", i == 0 ? "" : i + 1 == total ? " or " : ", ",
+				quote, i < n ? items[i] : more, i < n ? quote : "");
 	return b->s;
 }
 
@@ -73,7 +53,7 @@ static size_t count_opts(const struct encctl_opt *opts)
 
 const char *encctl_words(char *buf, size_t size, const char *const *words)
 {
-	struct sbuf b = {};
+	struct encctl_sbuf b = {};
 
 	snprintf(buf, size, "%s", sb_list(&b, words, count_words(words), NULL, ""));
 	return buf;
@@ -94,7 +74,7 @@ int encctl_bad_word(const char *where, const char *what, const char *arg,
 {
 	size_t n = count_words(words), i, k = 0;
 	const char *hits[n + 1];
-	struct sbuf b = {};
+	struct encctl_sbuf b = {};
 
 	for (i = 0; i < n; i++)
 		if (abbreviates(arg, words[i]))
@@ -257,7 +237,7 @@ int encctl_bad_option(const char *where, const char *arg, const struct encctl_op
 	const char *sep = where ? ": " : "";
 	const char *eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
 	char name[128];
-	struct sbuf b = {};
+	struct encctl_sbuf b = {};
 
 	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
 
@@ -329,7 +309,7 @@ int cmd_select(const struct cmd *cmds, const char *object, int argc, char **argv
 {
 	size_t n = count_cmds(cmds), i;
 	const char *names[n + 1];
-	struct sbuf b = {};
+	struct encctl_sbuf b = {};
 
 	for (i = 0; i < n; i++)
 		names[i] = cmds[i].cmd;

@@ -4,7 +4,6 @@
  * libmnl callbacks, and errors in words (see nl.h).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "encctl.h"
 #include "nl.h"
+#include "print.h"
 
 #define REQ_BUF		4096
 
@@ -163,41 +163,21 @@ static int blamed_type(const struct nlmsghdr *req, uint32_t offset)
 	return attr->nla_type & NLA_TYPE_MASK;
 }
 
-/* A sentence said in pieces; what does not fit is cut. */
-struct sentence {
-	char s[1024];
-	size_t len;
-};
-
-__attribute__((format(printf, 2, 3))) static void add(struct sentence *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->len >= sizeof(b->s))
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		b->len += n;
-}
-
-static void say_attr(struct sentence *b, const char *how, int type,
+static void say_attr(struct encctl_sbuf *b, const char *how, int type,
 		     const char *(*attr_name)(uint16_t type))
 {
 	const char *name = attr_name ? attr_name(type) : NULL;
 
 	if (name)
-		add(b, " (%s attribute %s)", how, name);
+		encctl_sbuf_add(b, " (%s attribute %s)", how, name);
 	else
-		add(b, " (%s attribute %d)", how, type);
+		encctl_sbuf_add(b, " (%s attribute %d)", how, type);
 }
 
 int encctl_nl_talk(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
 		   const char *what, const char *(*attr_name)(uint16_t type))
 {
-	struct sentence b = {};
+	struct encctl_sbuf b = {};
 	struct nl_error kerr;
 	int err, type;
 
@@ -205,16 +185,16 @@ int encctl_nl_talk(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void
 	if (!err)
 		return 0;
 
-	add(&b, "%s: %s", what, strerror(err));
+	encctl_sbuf_add(&b, "%s: %s", what, strerror(err));
 	if (kerr.msg)
-		add(&b, ": %s", kerr.msg);
+		encctl_sbuf_add(&b, ": %s", kerr.msg);
 	type = blamed_type(req, kerr.offset);
 	if (type >= 0)
 		say_attr(&b, "bad", type, attr_name);
 	if (kerr.miss_type >= 0)
 		say_attr(&b, "missing", kerr.miss_type, attr_name);
 	if (err == EPERM)
-		add(&b, ": this needs CAP_NET_ADMIN");
+		encctl_sbuf_add(&b, ": this needs CAP_NET_ADMIN");
 	encctl_err(0, "%s", b.s);
 	errno = err;
 	return -1;

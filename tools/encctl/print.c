@@ -196,6 +196,20 @@ void print_text(const char *fmt, ...)
 	va_end(ap);
 }
 
+void encctl_sbuf_add(struct encctl_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->len >= sizeof(b->s))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += n;
+}
+
 const char *print_duration(uint64_t ns, char *buf, unsigned int len)
 {
 	if (ns < 1000)
