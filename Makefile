@@ -60,4 +60,10 @@ checkpatch:
 		-f kmod/*.c kmod/*.h uapi/linux/encd.h && \
 	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/encd.h 2>&1) && \
 	{ [ -z "$$out" ] || { echo "$$out"; false; }; }
-check: checkpatch
+
+# Every sentence kmod/ and lib/ can return is explained in
+# Documentation/troubleshooting.rst.
+.PHONY: check-docs
+check-docs:
+	@python3 $(TOP)/tools/check-troubleshooting.py
+check: checkpatch check-docs
