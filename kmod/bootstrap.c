@@ -645,6 +645,8 @@ void encd_engine_world_failed(struct encd_rank *r)
 
 static int rank_gone(struct encd_node *node, void *arg)
 {
+	if (node->state == ENCD_NODE_READY)
+		encd_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
 	encd_lbarrier_leave(node);
 	encd_gbarrier_stop(node, -ECONNABORTED);
 	encd_node_unpool(node);

@@ -443,19 +443,26 @@ void encd_host_shutdown_work(struct work_struct *w)
 
 /*
  * A rank of the world left: it fails the world for everyone. Before the
- * table only the root knows whether the rank was one of the world's (the
- * root may have refused it): a host tells the root, which decides.
+ * table, only the root knows whether a rank it heard of was one of the
+ * world's (it may have refused it): a host names the rank to the root,
+ * which decides. A rank the root has not heard of yet fails this host's
+ * world, and the root's through a DEATH that names no rank: the world it
+ * was to be part of cannot form without it.
  */
 static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent)
 {
 	char text[ENCD_MSG_MAX];
 
+	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
+		return;
 	scnprintf(text, sizeof(text),
 		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
 		  r->id, r->id);
 	if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
-	else if (!unsent && r->state == ENCD_RANK_REGISTERED && h->state == ENCD_HOST_GATHERING)
+	else if (unsent)
+		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
+	else if (h->state == ENCD_HOST_GATHERING)
 		encd_host_tell_death(h, -ECONNABORTED, r->id, text);
 }
 

@@ -26,8 +26,10 @@
  */
 #include <crypto/hash.h>
 #include <linux/inet.h>
+#include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/workqueue.h>
@@ -383,16 +385,8 @@ int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len)
 	return link_queue(l, false, true, type, p, len, NULL, 0);
 }
 
-/**
- * encd_link_tx_work() - sends a link's queue, as far as the socket takes it
- * @w: the link's tx_work
- *
- * Handshake frames first, then, once the link has its keys, the others,
- * each tagged as it is sent (the tag covers its sequence number).
- */
-void encd_link_tx_work(struct work_struct *w)
+static void link_send_queue(struct encd_link *l)
 {
-	struct encd_link *l = container_of(w, struct encd_link, tx_work);
 	struct encd_txframe *f;
 	int n, err;
 
@@ -452,6 +446,22 @@ void encd_link_tx_work(struct work_struct *w)
 		kfree(f);
 		l->tx_cur = NULL;
 	}
+}
+
+/**
+ * encd_link_tx_work() - sends a link's queue, as far as the socket takes it
+ * @w: the link's tx_work
+ *
+ * Handshake frames first, then, once the link has its keys, the others,
+ * each tagged as it is sent (the tag covers its sequence number).
+ */
+void encd_link_tx_work(struct work_struct *w)
+{
+	struct encd_link *l = container_of(w, struct encd_link, tx_work);
+	struct mem_cgroup *old = set_active_memcg(l->host->memcg);
+
+	link_send_queue(l);
+	set_active_memcg(old);
 }
 
 /* Connecting */
@@ -807,13 +817,8 @@ static int link_receive(struct encd_link *l, char *why, size_t why_len)
 	return 0;
 }
 
-/**
- * encd_link_work() - drives a link: connect, handshake, receive, deadlines
- * @w: the link's work
- */
-void encd_link_work(struct work_struct *w)
+static void link_step(struct encd_link *l)
 {
-	struct encd_link *l = container_of(to_delayed_work(w), struct encd_link, work);
 	char why[ENCD_MSG_MAX] = "";
 	int err;
 
@@ -857,6 +862,20 @@ void encd_link_work(struct work_struct *w)
 		return;
 	}
 	queue_delayed_work(encd_wq, &l->work, l->deadline - jiffies);
+}
+
+/**
+ * encd_link_work() - drives a link: connect, handshake, receive, deadlines
+ * @w: the link's work
+ */
+void encd_link_work(struct work_struct *w)
+{
+	struct encd_link *l = container_of(to_delayed_work(w), struct encd_link, work);
+	/* What a peer makes this host allocate is charged to the world's maker. */
+	struct mem_cgroup *old = set_active_memcg(l->host->memcg);
+
+	link_step(l);
+	set_active_memcg(old);
 }
 
 /**
