@@ -31,9 +31,8 @@ ENC_HIDDEN int enc_fd_get(NRT_STATUS *st);
  */
 ENC_HIDDEN NRT_STATUS enc_ioctl(unsigned long cmd, void *arg, size_t size, const char *what);
 
-/* Sets this thread's last error and returns @st. */
-ENC_HIDDEN NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* NRT_FAIL_HOST_MEM_ALLOC, with "<what>: out of memory" as the last error. */
+ENC_HIDDEN NRT_STATUS enc_no_mem(const char *what);
 
 ENC_HIDDEN NRT_STATUS enc_status_from_errno(int err);
 

@@ -15,6 +15,7 @@
 #include <endian.h>
 #include <openssl/evp.h>
 #include <enc/enc.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "encd_test.h"

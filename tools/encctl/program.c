@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <enc/enc.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "encctl.h"

@@ -69,6 +69,14 @@ NRT_STATUS enc_release_global_comm(uint32_t vnc, uint32_t ctx_id);
 /* The sentence behind this thread's last failure, "" if there was none. */
 const char *enc_last_error(void);
 
+/*
+ * Sets this thread's last error (printf-style, truncated at 511 bytes) and
+ * returns @st: for code layered on libenc, such as libenc-json, to report
+ * its own failures the way libenc does.
+ */
+NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* "NRT_INVALID" for NRT_INVALID, and so on. */
 const char *enc_status_name(NRT_STATUS st);
 

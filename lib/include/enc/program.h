@@ -5,13 +5,13 @@
  * A program is what a NEFF declares about its collectives: replica groups,
  * src-target-pair sets and the op queue (the seed's enc_context). Build one
  * in memory with the enc_program_add_*() calls, or read its JSON form
- * (Documentation/program-format.rst); load it for a (vnc, ctx_id) whose
- * global comm this process holds; then sign it in the kernel with
- * enc_calculate_signature() (Documentation/signature.rst).
+ * (Documentation/program-format.rst) with libenc-json's <enc/json.h>; load
+ * it for a (vnc, ctx_id) whose global comm this process holds; then sign it
+ * in the kernel with enc_calculate_signature() (Documentation/signature.rst).
  *
- * The library checks only what it needs to encode a program (and, for JSON,
- * the JSON's shape); the kernel validates the rest against the world and
- * says what is wrong, read with enc_last_error().
+ * The library checks only what it needs to encode a program; the kernel
+ * validates the rest against the world and says what is wrong, read with
+ * enc_last_error().
  *
  * An enc_program object is not locked: use one from one thread at a time.
  * The calls that talk to the kernel are thread-safe like the rest of libenc.
@@ -90,10 +90,6 @@ NRT_STATUS enc_program_add_src_target_pairs(struct enc_program *prog, uint32_t i
 NRT_STATUS enc_program_add_pair(struct enc_program *prog, uint32_t stp_id,
 				const uint32_t *ids, uint32_t n);
 NRT_STATUS enc_program_add_op(struct enc_program *prog, const struct enc_op_desc *op);
-
-/* Reads the JSON form; *@progp is the caller's to free. */
-NRT_STATUS enc_program_from_json_string(const char *json, struct enc_program **progp);
-NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **progp);
 
 /* The binary description the kernel reads; *@buf is the caller's to free(). */
 NRT_STATUS enc_program_encode(const struct enc_program *prog, void **buf, size_t *len);
