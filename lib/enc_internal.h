@@ -46,6 +46,17 @@ ENC_HIDDEN void enc_dev_unlock(void);
 ENC_HIDDEN NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, size_t size,
 				       const char *what);
 
+/*
+ * The two halves of enc_ioctl_locked(), for a caller that decides from the
+ * kernel's answer whether a failure is one: enc_ioctl_raw() issues the
+ * command and returns 0 or the errno, with the kernel's sentence in @msg
+ * ("" if it gave none), and sets no last error; enc_ioctl_fail() turns an
+ * errno and that sentence into the last error and the NRT_STATUS.
+ */
+ENC_HIDDEN int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size,
+			     char msg[ENC_ERR_MAX]);
+ENC_HIDDEN NRT_STATUS enc_ioctl_fail(int err, const char *msg, const char *what);
+
 /* Unmaps every semaphore buffer; the caller holds the device lock exclusively. */
 ENC_HIDDEN void enc_sem_unmap_all(void);
 

@@ -103,10 +103,18 @@ NRT_STATUS enc_program_load(uint32_t vnc, uint32_t ctx_id, const struct enc_prog
 NRT_STATUS enc_program_load_binary(uint32_t vnc, uint32_t ctx_id, const void *buf, size_t len);
 
 /*
- * The seed's enc_calculate_signature, in the kernel: signs the program on
- * (@vnc, @ctx_id) and writes its global signature to @global. @flags:
- * ENC_SIG_ALL_GROUPS or 0. A sealed program is NRT_INVALID, "cannot
- * calculate CC signature: not in parse state".
+ * libnrt's enc_calculate_signature, in the kernel: signs the program on
+ * (@vnc, @ctx_id) and writes its global signature to @global (if not NULL).
+ * @flags: ENC_SIG_ALL_GROUPS or 0.
+ *
+ * With no program loaded there, there is nothing to sign: NRT_SUCCESS, as
+ * libnrt returns when it has no enc_context, and @global is zeroed. A
+ * program with nothing to hash (no src-target-pair set, and no replica
+ * group that @flags hashes: a sendrecv one, or any with ENC_SIG_ALL_GROUPS)
+ * signs to sixteen zero bytes, where libnrt gives the MD5 of no bytes,
+ * d41d8cd98f00b204e9800998ecf8427e (Documentation/libnrt.rst). A sealed
+ * program is NRT_INVALID, "cannot calculate CC signature: not in parse
+ * state".
  */
 NRT_STATUS enc_calculate_signature(uint32_t vnc, uint32_t ctx_id, uint32_t flags,
 				   uint8_t global[ENC_SIG_LEN]);
