@@ -117,13 +117,18 @@ NRT_STATUS enc_init(void)
 	if (enc_dev_fd >= 0)
 		goto out;
 
+	/*
+	 * The open device is what stands for libnrt's global comm locks (the
+	 * kernel serialises each core's global comm), so failing to open it is
+	 * worded as libnrt's failure to create them.
+	 */
 	fd = open(ENCD_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		name = strerrorname_np(err);
 		st = enc_set_error(enc_status_from_errno(err),
-				   "%s: cannot open %s: %s (%s); is the encd module loaded?",
-				   __func__, ENCD_DEV_PATH, strerror(err),
+				   "Failed to create global comm init lock (ret=%d): %s: cannot open %s: %s (%s); is the encd module loaded?",
+				   -err, __func__, ENCD_DEV_PATH, strerror(err),
 				   name ? name : "unknown errno");
 		goto out;
 	}
