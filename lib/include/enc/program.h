@@ -3,7 +3,7 @@
  * libenc: collective programs and their op-signature.
  *
  * A program is what a NEFF declares about its collectives: replica groups,
- * src-target-pair sets and the op queue (the seed's enc_context). Build one
+ * src-target-pair sets and the op queue (libnrt's enc_context). Build one
  * in memory with the enc_program_add_*() calls, or read its JSON form
  * (Documentation/program-format.rst) with libenc-json's <enc/json.h>; load
  * it for a (vnc, ctx_id) whose global comm this process holds; then sign it
