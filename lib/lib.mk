@@ -9,8 +9,9 @@
 # PIC objects serve both the .a and the .so of each.
 #
 # `make install` (install-lib) puts both libraries, their headers (with
-# uapi/linux/encd.h, which enc.h includes) and their .pc files under
-# $(DESTDIR)$(PREFIX); `make uninstall` removes them.
+# uapi/linux/encd.h, which enc.h includes), their .pc files and the man pages
+# of their functions under $(DESTDIR)$(PREFIX); `make uninstall` removes them.
+# `make check-man` (part of `make check`) lints the man pages.
 
 LIBENC_DIR := $(BUILD)/lib
 
@@ -38,12 +39,15 @@ LIBENC_CFLAGS := $(USER_CFLAGS) -fPIC
 $(LIBENC_JSON_OBJS): LIBENC_CFLAGS += $(shell pkg-config --cflags json-c 2>/dev/null)
 
 LIBENC_HDRS := $(wildcard $(TOP)/lib/include/enc/*.h)
+# Documentation/man/man3: a page per function or family; an alias is a .so page.
+LIBENC_MAN3 := $(wildcard $(TOP)/Documentation/man/man3/*.3)
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
 
-.PHONY: lib install install-lib uninstall uninstall-lib
+.PHONY: lib install install-lib uninstall uninstall-lib check-man
 lib: $(LIBENC_A) $(LIBENC_SO) $(LIBENC_PC) $(LIBENC_JSON_A) $(LIBENC_JSON_SO) $(LIBENC_JSON_PC)
 
 $(LIBENC_DIR)/obj/%.o: $(TOP)/lib/%.c $(TOP)/uapi/linux/encd.h
@@ -84,7 +88,7 @@ install: install-lib
 
 install-lib: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/enc \
-		$(DESTDIR)$(INCLUDEDIR)/linux
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man3
 	install -m 0644 $(LIBENC_A) $(LIBENC_JSON_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 $(LIBENC_SO).$(LIBENC_SOVERSION) \
 		$(LIBENC_JSON_SO).$(LIBENC_JSON_SOVERSION) $(DESTDIR)$(LIBDIR)/
@@ -96,6 +100,7 @@ install-lib: lib
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libenc.pc
 	$(call lib_pc,libenc-json,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libenc-json.pc
+	install -m 0644 $(LIBENC_MAN3) $(DESTDIR)$(MANDIR)/man3/
 
 uninstall: uninstall-lib
 
@@ -105,4 +110,20 @@ uninstall-lib:
 		pkgconfig/libenc.pc pkgconfig/libenc-json.pc)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/enc/,$(notdir $(LIBENC_HDRS)))
 	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/encd.h
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(LIBENC_MAN3)))
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/enc 2>/dev/null || true
+
+# Every page renders without a warning: groff's on each page (a .so alias is
+# resolved from the man directory, as man(1) does), and mandoc's lint on each
+# page that is not an alias when mandoc is installed.
+check-man:
+	@cd $(TOP)/Documentation/man && fail=0; \
+	for f in man3/*.3; do \
+		out=$$(groff -man -ww -z $$f 2>&1; \
+		       if ! grep -q '^\.so ' $$f && command -v mandoc >/dev/null; then \
+				mandoc -T lint $$f 2>&1; fi); \
+		[ -z "$$out" ] || { echo "$$out"; fail=1; }; \
+	done; \
+	[ $$fail = 0 ] && echo "check-man: $(words $(LIBENC_MAN3)) pages render cleanly"
+
+check: check-man
