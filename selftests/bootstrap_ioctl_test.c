@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <enc/bootstrap.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "encd_test.h"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <enc/enc.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "args.h"

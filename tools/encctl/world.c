@@ -28,6 +28,7 @@
 
 #include <enc/enc.h>
 #include <enc/bootstrap.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "args.h"

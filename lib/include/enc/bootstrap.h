@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libenc: forming the world and the comms of replica groups (the seed's
+ * libenc: forming the world and the comms of replica groups (libnrt's
  * enc_setup_global_comm and enc_init_replica_groups), and barriers that show
  * a formed comm works. Every call returns an NRT_STATUS; on failure
  * enc_last_error() says what failed in a sentence (NRT_TIMEOUT when a
- * deadline passed, NRT_FAILURE with "mismatched collectives between the
- * peers" when a group's signatures differ across ranks).
+ * deadline passed, NRT_FAILURE with libnrt's "failed signature validation:
+ * ... mismatched collectives between the peers" when a group's signatures
+ * differ across ranks).
  *
  * A timeout of 0 means the module's bootstrap_timeout_ms (default 60 s).
  */
