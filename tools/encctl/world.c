@@ -38,8 +38,8 @@ struct join_opts {
 	uint32_t vnc, ctx, g_device_id, world_size, hold, timeout_ms;
 	uint32_t first, count;		/* launch: the ranks to start here */
 	uint32_t barriers;		/* more group barriers, timed */
-	const char *root, *program;
-	bool check_sigs, barrier;
+	const char *root, *program, *secret_file;
+	bool check_sigs, barrier, force_tcp, sig_all_groups;
 };
 
 static int world_help(int argc, char **argv)
@@ -51,10 +51,12 @@ static int world_help(int argc, char **argv)
 	printf("Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
 	       "                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
 	       "                          [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]\n"
+	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
 	       "       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
 	       "                          [--vnc-base B] [--ctx C]\n"
 	       "                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
 	       "                          [--hold SECONDS] [--timeout-ms MS]\n"
+	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
 	       "       encctl world help\n");
 	return ENCCTL_EXIT_OK;
 }
@@ -68,7 +70,8 @@ static uint64_t now_us(void)
 }
 
 enum { OPT_VNC, OPT_VNC_BASE, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
-	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_RANKS, OPT_BARRIERS };
+	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_RANKS, OPT_BARRIERS, OPT_SECRET_FILE,
+	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS };
 
 /* join's and launch's: launch's are a superset, and join takes them all. */
 const struct encctl_opt encctl_world_opts[] = {
@@ -86,6 +89,9 @@ const struct encctl_opt encctl_world_opts[] = {
 	{ "--hold", true, OPT_HOLD },
 	{ "--timeout-ms", true, OPT_TIMEOUT },
 	{ "--ranks", true, OPT_RANKS },
+	{ "--secret-file", true, OPT_SECRET_FILE },
+	{ "--force-tcp", false, OPT_FORCE_TCP },
+	{ "--sig-all-groups", false, OPT_SIG_ALL_GROUPS },
 	{ NULL, false, 0 },
 };
 
@@ -157,6 +163,15 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 		case OPT_NOSIGS:
 			o->check_sigs = false;
 			continue;
+		case OPT_SECRET_FILE:
+			o->secret_file = val;
+			continue;
+		case OPT_FORCE_TCP:
+			o->force_tcp = true;
+			continue;
+		case OPT_SIG_ALL_GROUPS:
+			o->sig_all_groups = true;
+			continue;
 		case OPT_BARRIER:
 			o->barrier = true;
 			continue;
@@ -206,9 +221,40 @@ static NRT_STATUS step(struct join_result *r, NRT_STATUS st, uint64_t t0, uint64
 	return st;
 }
 
+/*
+ * The world secret from --secret-file: its bytes, up to the limit, a final
+ * newline dropped (as a file written by echo has one).
+ */
+static NRT_STATUS read_secret(const char *path, char *buf, size_t size, uint32_t *len)
+{
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return enc_set_error(NRT_INVALID, "world join: cannot read the secret file %s: %s",
+				     path, strerror(errno));
+	n = fread(buf, 1, size, f);
+	fclose(f);
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (!n || n > ENCD_WORLD_SECRET_MAX)
+		return enc_set_error(NRT_INVALID,
+				     "world join: the secret file %s holds %zu bytes; a world secret is 1 to %u",
+				     path, n, ENCD_WORLD_SECRET_MAX);
+	*len = n;
+	return NRT_SUCCESS;
+}
+
 static void join_run(const struct join_opts *o, struct join_result *r)
 {
+	struct enc_setup_opts so = {
+		.timeout_ms = o->timeout_ms,
+		.flags = (o->force_tcp ? ENC_SETUP_FORCE_TCP : 0) |
+			 (o->sig_all_groups ? ENC_SETUP_SIG_ALL_GROUPS : 0),
+	};
 	struct enc_program *prog = NULL;
+	char secret[ENCD_WORLD_SECRET_MAX + 2];
 	uint8_t sig[ENC_SIG_LEN];
 	uint64_t t0;
 
@@ -219,8 +265,13 @@ static void join_run(const struct join_opts *o, struct join_result *r)
 					 o->check_sigs), t0, &r->t_build))
 		return;
 	t0 = now_us();
-	if (step(r, enc_setup_global_comm_ex(o->vnc, o->ctx, o->timeout_ms, &r->info), t0,
-		 &r->t_setup))
+	if (o->secret_file) {
+		if (step(r, read_secret(o->secret_file, secret, sizeof(secret), &so.secret_len), t0,
+			 &r->t_setup))
+			return;
+		so.secret = secret;
+	}
+	if (step(r, enc_setup_global_comm_opts(o->vnc, o->ctx, &so, &r->info), t0, &r->t_setup))
 		return;
 	if (o->program) {
 		t0 = now_us();
@@ -491,6 +542,14 @@ static int world_launch(int argc, char **argv)
 		}
 		if (!o.check_sigs)
 			args[a++] = "--no-check-sigs";
+		if (o.secret_file) {
+			args[a++] = "--secret-file";
+			args[a++] = (char *)o.secret_file;
+		}
+		if (o.force_tcp)
+			args[a++] = "--force-tcp";
+		if (o.sig_all_groups)
+			args[a++] = "--sig-all-groups";
 		if (o.barrier)
 			args[a++] = "--barrier";
 		args[a] = NULL;
