@@ -846,13 +846,22 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 					     "lost the root host at %pISpc: %s", &h->wk.root, why);
 		return;
 	}
-	if (!l->up)
+	if (l->purpose == ENCD_LINK_DATA && l->initiator) {
+		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
+			h->hosts[l->peer].out = NULL;
+		encd_host_describe(h, l->peer, l, who, sizeof(who));
+		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
+				     l->up ? "went away" : "cannot be reached", why);
 		return;
-	if (h->root && encd_root_link_down(h, l, err, why))
+	}
+	/* A stranger, or a host that never said who it is, means nothing. */
+	if (!l->up || l->awaiting_first)
 		return;
-	if (l->purpose == ENCD_LINK_DATA && l->initiator && l->peer < h->n_hosts &&
-	    h->hosts[l->peer].out == l)
-		h->hosts[l->peer].out = NULL;
+	if (l->purpose == ENCD_LINK_CONTROL) {
+		if (h->root)
+			encd_root_link_down(h, l, err, why);
+		return;
+	}
 	encd_host_describe(h, l->peer, l, who, sizeof(who));
 	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 }
