@@ -41,6 +41,8 @@ mkdir -p "$out"
 n=$((vms * per))
 port=$((20000 + $$ % 20000))
 pids=()
+# A root off loopback needs a world secret, the same on every VM.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$out/secret"
 
 exec 7>"${ENCD_VM_LOCK:-/var/lock/encd-vm.lock}"
 flock 7
@@ -54,6 +56,7 @@ for i in $(seq 0 $((vms - 1))); do
 ip link set eth0 up && ip addr add 10.77.0.$((i + 1))/24 dev eth0 || exit 1
 insmod $ko num_vcores=$per || exit 1
 $encctl -j world launch -n $n --ranks $((i * per)):$per --root 10.77.0.1:29600 \\
+	--secret-file $out/secret \\
 	--barrier --timeout-ms 120000
 rc=\$?
 rmmod encd || rc=1
