@@ -676,7 +676,7 @@ void encd_root_free(struct encd_root_state *rs);
 void encd_root_register_local(struct encd_host *h, struct encd_rank *r);
 int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
 		    char *why, size_t why_len);
-bool encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
+void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
 void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, const void *b,
 			 u32 blen);
 void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);

@@ -377,23 +377,20 @@ int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
  *
  * A host that registered ranks took them with it: the world fails, and
  * every other host hears it. One that had none is simply forgotten.
- *
- * Return: whether @l was a joined host's link (then handled here).
  */
-bool encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
 {
 	struct encd_root_state *rs = h->root;
 	struct encd_joined *j = joined_of(rs, l);
 	char who[96];
 
 	if (!j)
-		return false;
+		return;
 	if (j->n_ranks) {
 		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
 		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 	}
 	j->link = NULL;
-	return true;
 }
 
 /**

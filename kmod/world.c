@@ -316,7 +316,7 @@ static int rank_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
 static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
 {
 	struct encd_host *h = r->host;
-	char missing[64];
+	char missing[64], awaited[ENCD_MSG_MAX];
 
 	if (h->root && !h->rank_host) {
 		u32 got = encd_root_missing(h, missing, sizeof(missing));
@@ -329,9 +329,9 @@ static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
 	if (!h->rank_host)
 		return encd_fail(ucmd, err, "rank %u: no table of the world from the root at %pISpc: %s",
 				 r->id, &h->wk.root, err == -ETIMEDOUT ? "timed out" : "interrupted");
-	encd_engine_awaited(r->global_node, missing, sizeof(missing));
-	return encd_fail(ucmd, err, "rank %u: forming the world: %s: %s", r->id, missing,
-			 err == -ETIMEDOUT ? "timed out" : "interrupted");
+	encd_engine_awaited(r->global_node, awaited, sizeof(awaited));
+	return encd_fail(ucmd, err, "%s: %s (rank %u, forming the world)", awaited,
+			 err == -ETIMEDOUT ? "timed out" : "interrupted", r->id);
 }
 
 /* ioctls */
