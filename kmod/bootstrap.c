@@ -414,7 +414,7 @@ stray:
 static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32 src, u32 tag,
 		       u32 attempt, const void *body, u32 len, char *why, size_t why_len)
 {
-	struct encd_early *e, *tmp;
+	struct encd_msg *e, *tmp;
 	unsigned long now = jiffies;
 
 	/* What nobody took within the world's timeout is nobody's. */
@@ -434,17 +434,11 @@ static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32
 				    r->id);
 		return 0;
 	}
-	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+	e = encd_msg_new(type, src, r->id, tag, attempt, body, len);
 	if (!e)
 		return -ENOMEM;
 	e->charged = from;
 	e->expires = now + msecs_to_jiffies(r->timeout_ms);
-	e->type = type;
-	e->src = src;
-	e->tag = tag;
-	e->attempt = attempt;
-	e->len = len;
-	memcpy(e->body, body, len);
 	list_add_tail(&e->node, &r->early);
 	r->n_early++;
 	if (from) {
@@ -455,11 +449,44 @@ static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32
 }
 
 /**
+ * encd_msg_new() - a message between ranks, to queue
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @src: the sender's global device id
+ * @dst: the receiver's
+ * @tag: the node's tag
+ * @attempt: the bootstrap's attempt (the barrier's epoch)
+ * @body: the message
+ * @len: its length, at most ENCD_WIRE_UID_LEN
+ *
+ * Return: the message, or NULL when out of memory.
+ */
+struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
+			      u32 len)
+{
+	struct encd_msg *m;
+
+	if (WARN_ON_ONCE(len > sizeof(m->body)))
+		return NULL;
+	m = kmalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return NULL;
+	m->charged = NULL;
+	m->type = type;
+	m->src = src;
+	m->dst = dst;
+	m->tag = tag;
+	m->attempt = attempt;
+	m->len = len;
+	memcpy(m->body, body, len);
+	return m;
+}
+
+/**
  * encd_early_drop() - frees an early message and gives its budget back
  * @r: its rank; the caller holds the host's lock
  * @e: the message
  */
-void encd_early_drop(struct encd_rank *r, struct encd_early *e)
+void encd_early_drop(struct encd_rank *r, struct encd_msg *e)
 {
 	list_del(&e->node);
 	r->n_early--;
@@ -537,7 +564,7 @@ out:
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt)
 {
-	struct encd_early *e, *tmp;
+	struct encd_msg *e, *tmp;
 	char why[ENCD_MSG_MAX];
 	LIST_HEAD(mine);
 	int err;
@@ -662,7 +689,7 @@ static int rank_gone(struct encd_node *node, void *arg)
  */
 void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r)
 {
-	struct encd_early *e, *tmp;
+	struct encd_msg *e, *tmp;
 
 	lockdep_assert_held(&h->lock);
 	encd_pool_for_each(r, rank_gone, NULL);
@@ -678,7 +705,7 @@ void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r)
  */
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 {
-	struct encd_early *e, *tmp;
+	struct encd_msg *e, *tmp;
 	struct encd_rank *r;
 	unsigned long id;
 

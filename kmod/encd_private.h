@@ -467,13 +467,17 @@ struct encd_link {
 	void (*saved_write_space)(struct sock *sk);
 };
 
-/* A message from one rank to a rank of this host, waiting for its node. */
-struct encd_early {
+/*
+ * A message from one rank to a rank of this host: on the host's local
+ * queue, handed over inside the module, or on the receiver's early list,
+ * waiting for its node to start.
+ */
+struct encd_msg {
 	struct list_head node;
-	struct encd_link *charged;	/* the link whose budget it uses, or NULL */
-	unsigned long expires;		/* jiffies */
+	struct encd_link *charged;	/* early: the link whose budget it uses, or NULL */
+	unsigned long expires;		/* early: jiffies */
 	u8 type;
-	u32 src, tag, attempt, len;
+	u32 src, dst, tag, attempt, len;
 	u8 body[ENCD_WIRE_UID_LEN];
 };
 
@@ -596,7 +600,7 @@ struct encd_rank {
 	enum encd_rank_state state;	/* READ_ONCE */
 	int err;
 	char msg[ENCD_MSG_MAX];
-	struct list_head early;		/* struct encd_early */
+	struct list_head early;		/* struct encd_msg */
 	u32 n_early;
 	struct xarray attempts;		/* node tag -> bootstraps that failed */
 	struct encd_pool pools[ENCD_MAX_STREAM_N];
@@ -691,7 +695,9 @@ int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_li
 			char *why, size_t why_len);
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt);
-void encd_early_drop(struct encd_rank *r, struct encd_early *e);
+void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
+struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
+			      u32 len);
 void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u8 *sig,
 			    bool check);
 void encd_engine_world_start(struct encd_rank *r);

@@ -45,18 +45,10 @@
 static DEFINE_MUTEX(hosts_lock);
 static LIST_HEAD(hosts);
 
-/* A message between two ranks of this host, waiting to be handed over. */
-struct encd_local_msg {
-	struct list_head node;
-	u8 type;
-	u32 src, dst, tag, attempt, len;
-	u8 body[ENCD_WIRE_UID_LEN];
-};
-
 static void host_release(struct kref *ref)
 {
 	struct encd_host *h = container_of(ref, struct encd_host, ref);
-	struct encd_local_msg *m, *tmp;
+	struct encd_msg *m, *tmp;
 
 	WARN_ON(!list_empty(&h->links));
 	WARN_ON(h->n_ranks);
@@ -675,7 +667,7 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 		.tag = cpu_to_be32(tag),
 		.attempt = cpu_to_be32(attempt),
 	};
-	struct encd_local_msg *m;
+	struct encd_msg *m;
 	struct encd_link *l;
 	u32 to;
 
@@ -689,16 +681,9 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 			return -ENOMEM;
 		return encd_link_send(l, type, &route, sizeof(route), body, len);
 	}
-	m = kmalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	m = encd_msg_new(type, src, dst, tag, attempt, body, len);
 	if (!m)
 		return -ENOMEM;
-	m->type = type;
-	m->src = src;
-	m->dst = dst;
-	m->tag = tag;
-	m->attempt = attempt;
-	m->len = len;
-	memcpy(m->body, body, len);
 	list_add_tail(&m->node, &h->local_q);
 	return 0;
 }
@@ -711,11 +696,11 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
  */
 void encd_host_run(struct encd_host *h)
 {
-	struct encd_local_msg *m;
+	struct encd_msg *m;
 	struct encd_rank *r;
 
 	lockdep_assert_held(&h->lock);
-	while ((m = list_first_entry_or_null(&h->local_q, struct encd_local_msg, node))) {
+	while ((m = list_first_entry_or_null(&h->local_q, struct encd_msg, node))) {
 		list_del(&m->node);
 		r = xa_load(&h->ranks, m->dst);
 		if (r) {
