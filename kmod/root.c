@@ -315,6 +315,11 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 			return -EPROTO;
 		}
 	}
+	/* The world failed before it came: it hears why, as the others did. */
+	if (h->state == ENCD_HOST_FAILED) {
+		reject(h, l, h->failure_err, ENCD_WIRE_NO_RANK, "%s", h->failure);
+		return 0;
+	}
 	/* A host that went without ranks leaves its place to another. */
 	for (j = rs->joined; j < rs->joined + rs->n_joined; j++)
 		if (!j->link && !j->n_ranks)

@@ -672,33 +672,50 @@ static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r,
 	return NULL;
 }
 
+/*
+ * Why a formed rank's barrier cannot go on: it left, or its world failed
+ * after it formed (a formed rank keeps its state; its host has the world's
+ * sentence). The caller holds the host's lock.
+ */
+static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+{
+	struct encd_host *h = r->host;
+
+	return rank_broken(ucmd, r) ?:
+	       (h->state == ENCD_HOST_FAILED ? encd_fail(ucmd, h->failure_err, "%s", h->failure) : 0);
+}
+
 /* The local barrier: arrive, wait for the rest of the group's local ranks. */
 static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
 			 unsigned long deadline)
 {
 	struct encd_host *h = r->host;
 	u32 arrived, n;
-	int err;
+	int err, broken;
 
 	mutex_lock(&h->lock);
-	err = rank_broken(ucmd, r);
+	err = barrier_broken(ucmd, r);
 	if (!err)
 		encd_lbarrier_arrive(node);
 	encd_host_run(h);
 	mutex_unlock(&h->lock);
 	if (err)
 		return err;
-	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting));
+	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
 	mutex_lock(&h->lock);
-	if (encd_lbarrier_withdraw(node) || !err) {
+	if (!node->lb_waiting || encd_lbarrier_withdraw(node)) {
 		err = 0;
-	} else if (!rank_broken(ucmd, r)) {
-		encd_lbarrier_counts(node, &arrived, &n);
-		encd_fail(ucmd, err, "local barrier of group %d: %u of %u local ranks arrived: %s",
-			  node->global ? -1 : (int)node->group_id, arrived + 1, n,
-			  err == -ETIMEDOUT ? "timed out" : "interrupted");
 	} else {
-		err = r->released ? -ECONNABORTED : r->err;
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			encd_lbarrier_counts(node, &arrived, &n);
+			encd_fail(ucmd, err, "local barrier of group %d: %u of %u local ranks arrived: %s",
+				  node->global ? -1 : (int)node->group_id, arrived + 1, n,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
 	}
 	mutex_unlock(&h->lock);
 	return err;
@@ -710,29 +727,33 @@ static int group_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 {
 	struct encd_host *h = r->host;
 	char awaited[96];
-	int err;
+	int err, broken;
 
 	mutex_lock(&h->lock);
-	err = rank_broken(ucmd, r);
+	err = barrier_broken(ucmd, r);
 	if (!err)
 		encd_gbarrier_start(h, node);
 	encd_host_run(h);
 	mutex_unlock(&h->lock);
 	if (err)
 		return err;
-	err = rank_wait(r, deadline, !READ_ONCE(node->bar.active));
+	err = rank_wait(r, deadline, !READ_ONCE(node->bar.active) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
 	mutex_lock(&h->lock);
 	if (!node->bar.active && !node->bar.err) {
 		err = 0;
-	} else if (rank_broken(ucmd, r)) {
-		err = r->released ? -ECONNABORTED : r->err;
 	} else {
-		err = err ?: node->bar.err;
-		encd_gbarrier_awaited(node, awaited, sizeof(awaited));
-		encd_gbarrier_stop(node, err);
-		encd_fail(ucmd, err, "barrier of group %d: waiting for %s: %s",
-			  node->global ? -1 : (int)node->group_id, awaited,
-			  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			err = err ?: node->bar.err;
+			encd_gbarrier_awaited(node, awaited, sizeof(awaited));
+			encd_gbarrier_stop(node, err);
+			encd_fail(ucmd, err, "barrier of group %d: waiting for %s: %s",
+				  node->global ? -1 : (int)node->group_id, awaited,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
 	}
 	mutex_unlock(&h->lock);
 	return err;
