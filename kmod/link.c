@@ -681,9 +681,6 @@ static int link_keyed(struct encd_link *l)
 	if (err)
 		return err;
 	l->rx_tfm = l->initiator ? r2i : i2r;
-	spin_lock_bh(&l->tx_lock);
-	l->tx_tfm = l->initiator ? i2r : r2i;
-	spin_unlock_bh(&l->tx_lock);
 	l->phase = LINK_UP;
 
 	mutex_lock(&h->lock);
@@ -693,6 +690,15 @@ static int link_keyed(struct encd_link *l)
 	}
 	err = l->dead ? 0 : encd_host_link_up(h, l);
 	mutex_unlock(&h->lock);
+	/*
+	 * Only now may the link send what was queued while it was opened: its
+	 * opening frame (JOIN or LINK), queued just above, must go first, and
+	 * the tx work, which may be running (it sent the handshake), takes the
+	 * queue's head as soon as it sees the key.
+	 */
+	spin_lock_bh(&l->tx_lock);
+	l->tx_tfm = l->initiator ? i2r : r2i;
+	spin_unlock_bh(&l->tx_lock);
 	queue_work(encd_wq, &l->tx_work);
 	return err;
 }
