@@ -76,4 +76,9 @@ checkpatch:
 .PHONY: check-docs
 check-docs:
 	@python3 $(TOP)/tools/check-troubleshooting.py
-check: checkpatch check-docs
+
+# tools/syzkaller/encd.txt describes the uapi as uapi/linux/encd.h has it.
+.PHONY: check-syzkaller
+check-syzkaller:
+	@python3 $(TOP)/tools/syzkaller/check.py
+check: checkpatch check-docs check-syzkaller
