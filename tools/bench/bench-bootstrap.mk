@@ -11,6 +11,8 @@
 BENCH_RTT := $(BUILD)/tools/bench/bench-bootstrap-rtt
 BENCH_MEM ?= 3072
 BENCH_RANKS ?= 256
+# Each of the 4 VMs of the 1,024-rank world.
+BENCH_VM_MEM ?= 2048
 
 .PHONY: bench-bootstrap vm-bench-bootstrap vm-bench-multihost
 bench-bootstrap: deps
@@ -32,4 +34,4 @@ vm-bench-bootstrap: vm-kver
 vm-bench-multihost: vm-kver
 	@$(MAKE) --no-print-directory module tools KVER=$(VM_KVER)
 	@$(TOP)/tools/multihost-bootstrap.sh --kver $(VM_KVER) --vms 4 \
-		--ranks-per-vm $(BENCH_RANKS) --mem $(BENCH_MEM) --bench
+		--ranks-per-vm $(BENCH_RANKS) --mem $(BENCH_VM_MEM) --bench
