@@ -187,9 +187,8 @@ static int model_encd(const struct params *p, u32 n, struct encd_result *res)
 		m.sent[0] += CHALLENGE_FRAME;
 	}
 	slots = (m.h - 1 + ENCD_PENDING_MAX - 1) / ENCD_PENDING_MAX;
-	t_root = 2.5 * p->rtt;
-	if (m.h > 1)
-		t_root += fmax(3.0 * (m.h - 1) * p->c, slots * 1.5 * p->rtt);
+	/* One host alone has nobody to wait for: its ranks register in the module. */
+	t_root = m.h > 1 ? 2.5 * p->rtt + fmax(3.0 * (m.h - 1) * p->c, slots * 1.5 * p->rtt) : 0;
 	res->t_rendezvous = t_root;
 
 	/* The table down the host tree: each host sends it to its two children. */
@@ -359,6 +358,7 @@ int main(int argc, char **argv)
 	double per = 32, rtt = 25, gbps = 10, c = 5, l = 1, kc = -1, kl = -1, x;
 	u32 sizes[64], n_sizes = 0, i;
 	struct params nom, cal;
+	struct encd_result rc_goal;
 	char *tok, *save, *comma;
 	int o;
 
@@ -471,6 +471,44 @@ int main(int argc, char **argv)
 		       n, n > ENCD_WORLD_MAX ? "*" : " ", (n + nom.per_host - 1) / nom.per_host,
 		       rn.rounds, b1, (double)rn.root_bytes / n, b2, b3, b4, b5,
 		       ceil(n / 2.0) + 2, b6, b7, b8, b9);
+	}
+	/* Where encd's time goes: each figure is when that step ended. */
+	printf("\nencd, nominal: when each step ended (the root has every host; the last host "
+	       "has the table; validation; broadcast; formed)\n");
+	printf("%9s | %10s %10s %10s %10s %10s | %7s\n", "N", "rendezvous", "table", "validate",
+	       "broadcast", "formed", "links");
+	for (i = 0; i < n_sizes; i++) {
+		struct encd_result r;
+		char b[5][16];
+
+		if (model_encd(&nom, sizes[i], &r)) {
+			fprintf(stderr, "scale-model: out of memory at N = %u\n", sizes[i]);
+			return 1;
+		}
+		seconds(b[0], sizeof(b[0]), r.t_rendezvous);
+		seconds(b[1], sizeof(b[1]), r.t_table);
+		seconds(b[2], sizeof(b[2]), r.t_validate);
+		seconds(b[3], sizeof(b[3]), r.t_broadcast);
+		seconds(b[4], sizeof(b[4]), r.t_total);
+		printf("%9u | %10s %10s %10s %10s %10s | %7u\n", sizes[i], b[0], b[1], b[2], b[3],
+		       b[4], r.links);
+	}
+
+	/* The goals, at these parameters. */
+	{
+		struct encd_result g, lo, hi;
+
+		if (model_encd(&nom, 100000, &g) || model_encd(&nom, 1024, &lo) ||
+		    model_encd(&nom, 1000000, &hi) || (kc >= 0 && model_encd(&cal, 100000, &rc_goal))) {
+			fprintf(stderr, "scale-model: out of memory\n");
+			return 1;
+		}
+		printf("goal: formation of 100,000 ranks under 5 s: %.3f s nominal%s", g.t_total,
+		       kc >= 0 ? "," : "");
+		if (kc >= 0)
+			printf(" %.3f s calibrated", rc_goal.t_total);
+		printf("; root bytes O(N): %.1f bytes per rank at 1,024, %.1f at 1,000,000\n",
+		       (double)lo.root_bytes / 1024, (double)hi.root_bytes / 1000000);
 	}
 	printf("* above ENCD_WORLD_MAX (%u): the module refuses such a world today (its table "
 	       "must fit one frame); the protocol is modelled as if it did not.\n",
