@@ -63,14 +63,19 @@ static int init_groups(int fd, __u32 vnc, struct encd_init_replica_groups *out)
 	return err;
 }
 
-static int barrier(int fd, __u32 flags, __u32 group)
+static int barrier_on(int fd, __u32 vnc, __u32 flags, __u32 group)
 {
 	struct encd_comm_barrier b = {
-		.head.flags = flags, .vnc = VNC, .ctx_id = CTX, .group_id = group,
+		.head.flags = flags, .vnc = vnc, .ctx_id = CTX, .group_id = group,
 		.timeout_ms = TIMEOUT_MS,
 	};
 
 	return encd_cmd(fd, ENCD_IOC_COMM_BARRIER, &b, sizeof(b));
+}
+
+static int barrier(int fd, __u32 flags, __u32 group)
+{
+	return barrier_on(fd, VNC, flags, group);
 }
 
 static int node_info(int fd, __u32 group, struct encd_node_info *ni)
@@ -238,7 +243,10 @@ TEST_F_TIMEOUT(bfail, init_replica_groups_of_a_world_of_one, 300)
 
 TEST_F_TIMEOUT(bfail, comm_barrier_of_a_world_of_one, 300)
 {
-	struct encd_failnth_walk w = { .fault = variant->fault };
+	/* Its slab allocations are certain; it may allocate no page at all. */
+	struct encd_failnth_walk w = {
+		.fault = variant->fault, .min_points = variant->fault == ENCD_FAULT_SLAB,
+	};
 	int fd, err;
 
 	encd_require_failnth(&self->f);
@@ -257,7 +265,10 @@ TEST_F_TIMEOUT(bfail, comm_barrier_of_a_world_of_one, 300)
 
 TEST_F_TIMEOUT(bfail, node_info_of_a_world_of_one, 300)
 {
-	struct encd_failnth_walk w = { .fault = variant->fault };
+	/* Its slab allocations are certain; it may allocate no page at all. */
+	struct encd_failnth_walk w = {
+		.fault = variant->fault, .min_points = variant->fault == ENCD_FAULT_SLAB,
+	};
 	struct encd_node_info ni;
 	int fd, err, g;
 
@@ -283,8 +294,8 @@ TEST_F_TIMEOUT(bfail, node_info_of_a_world_of_one, 300)
 /*
  * Rank 1 of a world of two on loopback, in a child: builds on core 2, sets
  * up and (@groups) brings its program's group up, then reports the first
- * errno (0 if none) on @res and its sentence after it, and holds its world
- * until @go closes.
+ * errno (0 if none) on @res and its sentence after it, joins rank 0's
+ * barrier over the formed comm, and holds its world until @go closes.
  */
 static pid_t rank1(const char *root, bool groups, int res, int go)
 {
@@ -303,6 +314,9 @@ static pid_t rank1(const char *root, bool groups, int res, int go)
 	if (write(res, &err, sizeof(err)) != sizeof(err) ||
 	    write(res, encd_msg, sizeof(encd_msg)) != sizeof(encd_msg))
 		_exit(3);
+	/* Rank 0 proves the formed world with a barrier: this rank takes part. */
+	if (!err && barrier_on(fd, 2, 0, groups ? 0 : ENCD_GROUP_GLOBAL))
+		_exit(4);
 	while (read(go, &c, 1) > 0)
 		;
 	_exit(0);
