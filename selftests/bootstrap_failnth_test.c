@@ -297,14 +297,17 @@ TEST_F_TIMEOUT(bfail, node_info_of_a_world_of_one, 300)
  * errno (0 if none) on @res and its sentence after it, joins rank 0's
  * barrier over the formed comm, and holds its world until @go closes.
  */
-static pid_t rank1(const char *root, bool groups, int res, int go)
+static pid_t rank1(const char *root, bool groups, const int res_pipe[2], const int go_pipe[2])
 {
 	char json[sizeof(prog_json_2) + 8], c;
 	pid_t pid = fork();
-	int fd, err;
+	int fd, err, res = res_pipe[1], go = go_pipe[0];
 
 	if (pid)
 		return pid;
+	/* Only rank 0 may hold @go's write end, or this rank never sees it close. */
+	close(go_pipe[1]);
+	close(res_pipe[0]);
 	fd = encd_open();
 	err = build(fd, 2, 1, 2, root) ?: setup(fd, 2, NULL);
 	if (!err && groups) {
@@ -349,7 +352,7 @@ static void world_of_two(struct __test_metadata *_metadata, FIXTURE_DATA(bfail) 
 		snprintf(root, sizeof(root), "127.0.0.1:%d", port++);
 		ASSERT_EQ(0, pipe(res));
 		ASSERT_EQ(0, pipe(go));
-		pid = rank1(root, groups, res[1], go[0]);
+		pid = rank1(root, groups, res, go);
 		ASSERT_LE(0, pid);
 		close(res[1]);
 		close(go[0]);
