@@ -410,24 +410,55 @@ stray:
 	return -EPROTO;
 }
 
+/**
+ * encd_early_charge() - charges a message nobody asked for yet to its link
+ * @e: the message, not charged yet
+ * @l: the link it came on
+ * @why: out: what the peer did wrong, on error
+ * @why_len: size of @why
+ *
+ * Return: 0, or -ENOBUFS when the budget is spent: the peer broke the
+ * protocol.
+ */
+int encd_early_charge(struct encd_msg *e, struct encd_link *l, char *why, size_t why_len)
+{
+	if (l->early_n >= ENCD_EARLY_MAX || l->early_bytes + e->len > ENCD_EARLY_BYTES) {
+		scnprintf(why, why_len, "it sent more than %u messages nobody asked for",
+			  ENCD_EARLY_MAX);
+		return -ENOBUFS;
+	}
+	e->charged = l;
+	l->early_n++;
+	l->early_bytes += e->len;
+	return 0;
+}
+
+/**
+ * encd_early_uncharge() - gives a message's budget back to its link
+ * @e: the message, charged or not
+ */
+void encd_early_uncharge(struct encd_msg *e)
+{
+	if (!e->charged)
+		return;
+	e->charged->early_n--;
+	e->charged->early_bytes -= e->len;
+	e->charged = NULL;
+}
+
 /* Keeps a message until its node starts, within the sender's budget. */
 static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32 src, u32 tag,
 		       u32 attempt, const void *body, u32 len, char *why, size_t why_len)
 {
 	struct encd_msg *e, *tmp;
 	unsigned long now = jiffies;
+	int err;
 
 	/* What nobody took within the world's timeout is nobody's. */
 	list_for_each_entry_safe(e, tmp, &r->early, node) {
 		if (time_before(now, e->expires))
 			break;
 		encd_early_drop(r, e);
-	}
-	if (from && (from->early_n >= ENCD_EARLY_MAX ||
-		     from->early_bytes + len > ENCD_EARLY_BYTES)) {
-		scnprintf(why, why_len, "it sent more than %u messages nobody asked for",
-			  ENCD_EARLY_MAX);
-		return -ENOBUFS;
 	}
 	if (!from && r->n_early >= LOCAL_EARLY_MAX) {
 		net_dbg_ratelimited("rank %u: dropping a local message nobody asked for\n",
@@ -437,14 +468,16 @@ static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32
 	e = encd_msg_new(type, src, r->id, tag, attempt, body, len);
 	if (!e)
 		return -ENOMEM;
-	e->charged = from;
+	if (from) {
+		err = encd_early_charge(e, from, why, why_len);
+		if (err) {
+			kfree(e);
+			return err;
+		}
+	}
 	e->expires = now + msecs_to_jiffies(r->timeout_ms);
 	list_add_tail(&e->node, &r->early);
 	r->n_early++;
-	if (from) {
-		from->early_n++;
-		from->early_bytes += len;
-	}
 	return 0;
 }
 
@@ -490,10 +523,7 @@ void encd_early_drop(struct encd_rank *r, struct encd_msg *e)
 {
 	list_del(&e->node);
 	r->n_early--;
-	if (e->charged) {
-		e->charged->early_n--;
-		e->charged->early_bytes -= e->len;
-	}
+	encd_early_uncharge(e);
 	memzero_explicit(e->body, sizeof(e->body));
 	kfree(e);
 }
@@ -564,7 +594,8 @@ out:
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt)
 {
-	struct encd_msg *e, *tmp;
+	struct encd_msg *e, *tmp, *x;
+	struct encd_link *l;
 	char why[ENCD_MSG_MAX];
 	LIST_HEAD(mine);
 	int err;
@@ -580,8 +611,18 @@ void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct enc
 		else
 			err = node_deliver(h, node, e->type, e->src, e->body, e->len, why,
 					   sizeof(why));
-		if (err && e->charged && !e->charged->dead)
-			encd_host_violation(h, e->charged, why);
+		l = e->charged;
+		if (err && l) {
+			/*
+			 * Its link goes, and is freed behind our back: what of
+			 * its budget is on this list (off the rank's, which
+			 * encd_link_close() clears) is given back first.
+			 */
+			list_for_each_entry(x, &mine, node)
+				if (x->charged == l)
+					encd_early_uncharge(x);
+			encd_host_violation(h, l, why);
+		}
 		encd_early_drop(r, e);
 	}
 }
@@ -701,7 +742,7 @@ void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r)
 /**
  * encd_engine_link_gone() - a link goes: messages it brought early go too
  * @h: the host; the caller holds its lock
- * @l: the link
+ * @l: the link, closing: nothing may point at it once it is freed
  */
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 {
@@ -709,6 +750,7 @@ void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 	struct encd_rank *r;
 	unsigned long id;
 
+	lockdep_assert_held(&h->lock);
 	if (!l->early_n)
 		return;
 	xa_for_each(&h->ranks, id, r)

@@ -695,6 +695,8 @@ int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_li
 			char *why, size_t why_len);
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt);
+int encd_early_charge(struct encd_msg *e, struct encd_link *l, char *why, size_t why_len);
+void encd_early_uncharge(struct encd_msg *e);
 void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
 struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
 			      u32 len);

@@ -254,6 +254,8 @@ void encd_link_close(struct encd_link *l)
 		list_del_init(&l->pending);
 		h->n_pending--;
 	}
+	/* The messages it brought early point at it: they go first. */
+	encd_engine_link_gone(h, l);
 	queue_work(encd_wq, &l->free_work);
 }
 
