@@ -25,7 +25,7 @@
  * attempt is how many of this rank's bootstraps of the node failed before,
  * so a retry never takes a message of an earlier one. A message for a node
  * or an attempt this rank has not started yet waits in the rank's early
- * list, within the sending link's budget (ENCD_EARLY_MAX), until the node
+ * list, within the sending host's budget (ENCD_EARLY_MAX), until the node
  * starts or the world's timeout passes; a message of an earlier attempt is
  * dropped.
  *
@@ -416,6 +416,9 @@ stray:
  * @l: the link it came on
  * @why: out: what the peer did wrong, on error
  * @why_len: size of @why
+ *
+ * A host sends on one data link to this one (encd_host_frame() refuses a
+ * second), so the link's budget is its sender's.
  *
  * Return: 0, or -ENOBUFS when the budget is spent: the peer broke the
  * protocol.

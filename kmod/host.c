@@ -877,12 +877,25 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 			char *why, size_t why_len)
 {
 	u32 index = be32_to_cpu(lk->host);
+	struct encd_link *o;
 
 	if (!l->awaiting_first || index >= h->wk.world_size ||
 	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
 			      be64_to_cpu(lk->token) != h->token))) {
 		scnprintf(why, why_len, "its LINK names no other host of this world");
 		return -EPROTO;
+	}
+	/*
+	 * A host sends to this one on one data link: a second would double
+	 * what it may make this host hold (its budget of early messages is
+	 * its link's). It stays a stranger, and is closed.
+	 */
+	list_for_each_entry(o, &h->links, node) {
+		if (o->purpose == ENCD_LINK_DATA && !o->initiator && !o->awaiting_first &&
+		    o->peer == index) {
+			scnprintf(why, why_len, "its LINK names a host that has a data link here already");
+			return -EPROTO;
+		}
 	}
 	l->awaiting_first = false;
 	l->peer = index;
