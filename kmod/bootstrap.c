@@ -760,6 +760,8 @@ void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 		list_for_each_entry_safe(e, tmp, &r->early, node)
 			if (e->charged == l)
 				encd_early_drop(r, e);
+	encd_host_drop_pre_table(h, l);
+	WARN_ON_ONCE(l->early_n);
 }
 
 /**

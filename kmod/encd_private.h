@@ -415,6 +415,7 @@ struct encd_host {
 	struct encd_peer_host *hosts;
 	u32 *rank_host;			/* world_size host indices */
 	struct list_head local_q;	/* local deliveries to run */
+	struct list_head pre_table;	/* messages that came before the table */
 };
 
 /*
@@ -673,6 +674,7 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
 		    char *why, size_t why_len);
 void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
+void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
 
 /* root.c */
 struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
