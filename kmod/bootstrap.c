@@ -381,13 +381,18 @@ static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u3
 		c = encd_cube_parent(node->brank, node->rank_n);
 		if (c == ENCD_TREE_NO_PARENT || node->key[c] != src || node->uid_got)
 			goto stray;
-		node->uid_got = true;
+		/*
+		 * Its own group's id is all a faithful peer can send: one of
+		 * another group or world is a lie, and fails the world naming
+		 * the liar's host, as any message it does not owe.
+		 */
 		if (!uid_is_ours(h, node, body)) {
-			node_fail(node, -EPROTO,
-				  "rank %u: the unique id from bootstrap rank %u (global device %u) is not this group's",
-				  node->rank->id, c, src);
-			return 0;
+			scnprintf(why, why_len,
+				  "global device %u sent bootstrap rank %u a unique id that is not this group's",
+				  src, node->brank);
+			return -EPROTO;
 		}
+		node->uid_got = true;
 		memcpy(node->uid, body, ENCD_UID_LEN);
 		node->valid = body[ENCD_UID_LEN] == 1;
 		break;

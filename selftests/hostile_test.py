@@ -424,10 +424,10 @@ def a_member_that_lies_fails_the_world_naming_it():
         ("a barrier round it does not owe", 2, [1], ["barrier"], barrier_not_owed,
          ["--barrier"], None, ()),
         # Rank 3 takes the unique id from rank 2 (the member's) down the
-        # hypercube, finds another world's token in it and fails; then the
-        # world fails as rank 3 leaves.
-        ("a unique id of another world", 4, [2], ["uid"], uid_of_another_world, (), 3,
-         ("bootstrap rank 2 (global device 2)",)),
+        # hypercube and finds another world's token in it: a message rank 2
+        # does not owe, which fails the world at once, naming its host.
+        ("a unique id of another world", 4, [2], ["uid"], uid_of_another_world, (), None,
+         ("global device 2 sent bootstrap rank 3 a unique id that is not this group's",)),
     ]
     seen = []
     for name, n, fr, hold, act, extra, who, words in lies:
