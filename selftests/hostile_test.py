@@ -440,8 +440,13 @@ def a_member_that_lies_fails_the_world_naming_it():
 
 @case
 def frames_of_another_world_are_refused():
-    # Two worlds share a secret; a member of the first calls a host of the
-    # second with its own world's token.
+    """Two worlds share a secret; a member of the first calls a host of the
+    second with its own world's token, then a SIG that would fail the second
+    world's validation (a zero signature, not ok). The host closes that
+    connection as a stranger's and takes nothing from it: a host of another
+    world may call an address that is now this world's, and must not be
+    able to fail it. The second world forms once its own member's SIG comes,
+    which it could not had the stranger's been taken (one SIG is owed)."""
     w1 = loopback()
     r1 = Rank(0, 0, 2, w1, DEADLINE_MS, ["--hold", "20"], secret=True)
     if not listening(w1):
@@ -449,26 +454,47 @@ def frames_of_another_world_are_refused():
     m1 = P.FakeHost(w1, 2, [1], KEY).start()
     if not m1.wait("formed", 20):
         m1.stop()
+        r1.kill()
         return False, "the first world did not form"
     w2 = loopback()
     r2 = Rank(1, 0, 2, w2, DEADLINE_MS, ["--barrier"], secret=True)
-    if not listening(w2):
-        return False, "the second root never listened"
-    m2 = P.FakeHost(w2, 2, [1], KEY, hold={"sig": True}).start()
-    m2.wait("table", 20)
+    m2 = None
+    try:
+        if not listening(w2):
+            return False, "the second root never listened"
+        m2 = P.FakeHost(w2, 2, [1], KEY, hold={"sig": True}).start()
+        if not m2.wait("table", 20):
+            return False, "the second world's member got no table: %s" % r2.error
 
-    def call_w2(f):
-        p = f._connect(P.parse_hostport(w2), "data-out", P.DATA, 0)
-        f.send_frame(p, P.SIG, P.route(1, 0, f.world_tag, 0) + bytes(17))
-    m1.call(call_w2, m1)
-    ok, why = fail_naming([r2], 1, ("LINK names no other host of this world",))
-    m1.stop()
-    m2.stop()
-    r1.kill()
-    r1.wait()
-    if ok and "LINK names no other host of this world" not in r2.error:
-        return False, r2.error
-    return ok, why
+        def call_w2(f):
+            p = f._connect(P.parse_hostport(w2), "data-out", P.DATA, 0)
+            f.send_frame(p, P.SIG, P.route(1, 0, f.world_tag, 0) + bytes(16) + b"\0")
+            return p
+        t0 = time.monotonic()
+        p = m1.call(call_w2, m1)
+        closed = wait_until(lambda: p.dead, 5, 0.02)
+        took = time.monotonic() - t0
+        if not closed or took > 2.5:
+            return False, "the other world's connection was %s" % (
+                "still open after 5 s" if not closed else "closed only after %.1f s" % took)
+        if r2.done.is_set():
+            return False, "the second world ended: %s" % r2.error
+        m2.release("sig")
+        r2.wait()
+        if not r2.ok or not m2.wait("barrier_done", 10):
+            return False, "the second world did not form: %s" % r2.error
+        if m1.first("death") or not r1.ok:
+            return False, "the first world failed: %s" % (m1.first("death") or r1.error)
+        return True, "the other world's LINK and SIG: closed after %.1f s, nothing taken; " \
+            "both worlds formed" % took
+    finally:
+        m1.stop()
+        if m2:
+            m2.stop()
+        r1.kill()
+        r1.wait()
+        r2.kill()
+        r2.wait()
 
 
 # --- bounded memory and time ---
