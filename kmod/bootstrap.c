@@ -25,7 +25,7 @@
  * attempt is how many of this rank's bootstraps of the node failed before,
  * so a retry never takes a message of an earlier one. A message for a node
  * or an attempt this rank has not started yet waits in the rank's early
- * list, within the sending link's budget (ENCD_EARLY_MAX), until the node
+ * list, within the sending host's budget (ENCD_EARLY_MAX), until the node
  * starts or the world's timeout passes; a message of an earlier attempt is
  * dropped.
  *
@@ -381,13 +381,18 @@ static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u3
 		c = encd_cube_parent(node->brank, node->rank_n);
 		if (c == ENCD_TREE_NO_PARENT || node->key[c] != src || node->uid_got)
 			goto stray;
-		node->uid_got = true;
+		/*
+		 * Its own group's id is all a faithful peer can send: one of
+		 * another group or world is a lie, and fails the world naming
+		 * the liar's host, as any message it does not owe.
+		 */
 		if (!uid_is_ours(h, node, body)) {
-			node_fail(node, -EPROTO,
-				  "rank %u: the unique id from bootstrap rank %u (global device %u) is not this group's",
-				  node->rank->id, c, src);
-			return 0;
+			scnprintf(why, why_len,
+				  "global device %u sent bootstrap rank %u a unique id that is not this group's",
+				  src, node->brank);
+			return -EPROTO;
 		}
+		node->uid_got = true;
 		memcpy(node->uid, body, ENCD_UID_LEN);
 		node->valid = body[ENCD_UID_LEN] == 1;
 		break;
@@ -410,24 +415,58 @@ stray:
 	return -EPROTO;
 }
 
+/**
+ * encd_early_charge() - charges a message nobody asked for yet to its link
+ * @e: the message, not charged yet
+ * @l: the link it came on
+ * @why: out: what the peer did wrong, on error
+ * @why_len: size of @why
+ *
+ * A host sends on one data link to this one (encd_host_frame() refuses a
+ * second), so the link's budget is its sender's.
+ *
+ * Return: 0, or -ENOBUFS when the budget is spent: the peer broke the
+ * protocol.
+ */
+int encd_early_charge(struct encd_msg *e, struct encd_link *l, char *why, size_t why_len)
+{
+	if (l->early_n >= ENCD_EARLY_MAX || l->early_bytes + e->len > ENCD_EARLY_BYTES) {
+		scnprintf(why, why_len, "it sent more than %u messages nobody asked for",
+			  ENCD_EARLY_MAX);
+		return -ENOBUFS;
+	}
+	e->charged = l;
+	l->early_n++;
+	l->early_bytes += e->len;
+	return 0;
+}
+
+/**
+ * encd_early_uncharge() - gives a message's budget back to its link
+ * @e: the message, charged or not
+ */
+void encd_early_uncharge(struct encd_msg *e)
+{
+	if (!e->charged)
+		return;
+	e->charged->early_n--;
+	e->charged->early_bytes -= e->len;
+	e->charged = NULL;
+}
+
 /* Keeps a message until its node starts, within the sender's budget. */
 static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32 src, u32 tag,
 		       u32 attempt, const void *body, u32 len, char *why, size_t why_len)
 {
 	struct encd_msg *e, *tmp;
 	unsigned long now = jiffies;
+	int err;
 
 	/* What nobody took within the world's timeout is nobody's. */
 	list_for_each_entry_safe(e, tmp, &r->early, node) {
 		if (time_before(now, e->expires))
 			break;
 		encd_early_drop(r, e);
-	}
-	if (from && (from->early_n >= ENCD_EARLY_MAX ||
-		     from->early_bytes + len > ENCD_EARLY_BYTES)) {
-		scnprintf(why, why_len, "it sent more than %u messages nobody asked for",
-			  ENCD_EARLY_MAX);
-		return -ENOBUFS;
 	}
 	if (!from && r->n_early >= LOCAL_EARLY_MAX) {
 		net_dbg_ratelimited("rank %u: dropping a local message nobody asked for\n",
@@ -437,14 +476,16 @@ static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32
 	e = encd_msg_new(type, src, r->id, tag, attempt, body, len);
 	if (!e)
 		return -ENOMEM;
-	e->charged = from;
+	if (from) {
+		err = encd_early_charge(e, from, why, why_len);
+		if (err) {
+			kfree(e);
+			return err;
+		}
+	}
 	e->expires = now + msecs_to_jiffies(r->timeout_ms);
 	list_add_tail(&e->node, &r->early);
 	r->n_early++;
-	if (from) {
-		from->early_n++;
-		from->early_bytes += len;
-	}
 	return 0;
 }
 
@@ -490,10 +531,7 @@ void encd_early_drop(struct encd_rank *r, struct encd_msg *e)
 {
 	list_del(&e->node);
 	r->n_early--;
-	if (e->charged) {
-		e->charged->early_n--;
-		e->charged->early_bytes -= e->len;
-	}
+	encd_early_uncharge(e);
 	memzero_explicit(e->body, sizeof(e->body));
 	kfree(e);
 }
@@ -564,7 +602,8 @@ out:
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt)
 {
-	struct encd_msg *e, *tmp;
+	struct encd_msg *e, *tmp, *x;
+	struct encd_link *l;
 	char why[ENCD_MSG_MAX];
 	LIST_HEAD(mine);
 	int err;
@@ -580,8 +619,18 @@ void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct enc
 		else
 			err = node_deliver(h, node, e->type, e->src, e->body, e->len, why,
 					   sizeof(why));
-		if (err && e->charged && !e->charged->dead)
-			encd_host_violation(h, e->charged, why);
+		l = e->charged;
+		if (err && l) {
+			/*
+			 * Its link goes, and is freed behind our back: what of
+			 * its budget is on this list (off the rank's, which
+			 * encd_link_close() clears) is given back first.
+			 */
+			list_for_each_entry(x, &mine, node)
+				if (x->charged == l)
+					encd_early_uncharge(x);
+			encd_host_violation(h, l, why);
+		}
 		encd_early_drop(r, e);
 	}
 }
@@ -701,7 +750,7 @@ void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r)
 /**
  * encd_engine_link_gone() - a link goes: messages it brought early go too
  * @h: the host; the caller holds its lock
- * @l: the link
+ * @l: the link, closing: nothing may point at it once it is freed
  */
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 {
@@ -709,12 +758,15 @@ void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
 	struct encd_rank *r;
 	unsigned long id;
 
+	lockdep_assert_held(&h->lock);
 	if (!l->early_n)
 		return;
 	xa_for_each(&h->ranks, id, r)
 		list_for_each_entry_safe(e, tmp, &r->early, node)
 			if (e->charged == l)
 				encd_early_drop(r, e);
+	encd_host_drop_pre_table(h, l);
+	WARN_ON_ONCE(l->early_n);
 }
 
 /**

@@ -415,6 +415,7 @@ struct encd_host {
 	struct encd_peer_host *hosts;
 	u32 *rank_host;			/* world_size host indices */
 	struct list_head local_q;	/* local deliveries to run */
+	struct list_head pre_table;	/* messages that came before the table */
 };
 
 /*
@@ -673,6 +674,7 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
 		    char *why, size_t why_len);
 void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
+void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
 
 /* root.c */
 struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
@@ -695,6 +697,8 @@ int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_li
 			char *why, size_t why_len);
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt);
+int encd_early_charge(struct encd_msg *e, struct encd_link *l, char *why, size_t why_len);
+void encd_early_uncharge(struct encd_msg *e);
 void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
 struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
 			      u32 len);

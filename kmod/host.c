@@ -54,6 +54,8 @@ static void host_release(struct kref *ref)
 	WARN_ON(h->n_ranks);
 	list_for_each_entry_safe(m, tmp, &h->local_q, node)
 		kfree(m);
+	/* Their links were closed, which took them: nothing is left here. */
+	WARN_ON(!list_empty(&h->pre_table));
 	xa_destroy(&h->ranks);
 	encd_root_free(h->root);
 	kvfree(h->hosts);
@@ -369,6 +371,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	INIT_LIST_HEAD(&h->links);
 	INIT_LIST_HEAD(&h->pending);
 	INIT_LIST_HEAD(&h->local_q);
+	INIT_LIST_HEAD(&h->pre_table);
 	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
 	INIT_WORK(&h->register_work, host_register_work);
 	h->memcg = get_mem_cgroup_from_mm(current->mm);
@@ -581,6 +584,95 @@ bad:
 	return -EPROTO;
 }
 
+/*
+ * A data link whose LINK came before the table was taken on trust: now its
+ * LINK must name another host of this world, by the world's token. One
+ * that does not is another world's (two worlds may share a secret): it is
+ * closed as a stranger's would be, and what it sent goes with it.
+ */
+static void host_judge_trusted_links(struct encd_host *h)
+{
+	struct encd_link *l, *tmp;
+
+	list_for_each_entry_safe(l, tmp, &h->links, node) {
+		if (l->purpose != ENCD_LINK_DATA || l->initiator || l->awaiting_first)
+			continue;
+		if (l->peer < h->n_hosts && l->peer != h->index && l->link_token == h->token)
+			continue;
+		net_dbg_ratelimited("link from %pISpc: its LINK names no other host of this world\n",
+				    &l->addr);
+		encd_link_close(l);
+	}
+}
+
+/* Whether a message's route is one its link's host may send. */
+static int host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
+			 char *why, size_t why_len)
+{
+	if (src >= h->wk.world_size || dst >= h->wk.world_size || h->rank_host[src] != l->peer ||
+	    h->rank_host[dst] != h->index) {
+		scnprintf(why, why_len, "it sent %s for a rank that is not its to send for",
+			  encd_wire_type_name(type));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The messages that came before the table, in the order they came, taken
+ * now as if they had come after it: one its link could not have carried
+ * then fails the link, and the world, as it would have then.
+ */
+static void host_take_pre_table(struct encd_host *h)
+{
+	char why[ENCD_MSG_MAX];
+	struct encd_link *l;
+	struct encd_msg *m;
+	struct encd_rank *r;
+	int err;
+
+	while ((m = list_first_entry_or_null(&h->pre_table, struct encd_msg, node))) {
+		list_del(&m->node);
+		l = m->charged;
+		encd_early_uncharge(m);
+		why[0] = '\0';
+		err = host_route_ok(h, l, m->type, m->src, m->dst, why, sizeof(why));
+		r = err ? NULL : xa_load(&h->ranks, m->dst);
+		if (r)
+			err = encd_engine_deliver(h, r, l, m->type, m->src, m->tag, m->attempt,
+						  m->body, m->len, why, sizeof(why));
+		if (err) {
+			if (!why[0])
+				scnprintf(why, sizeof(why), "%s", encd_errno_name(err));
+			encd_host_link_down(h, l, err, why);
+			/* ... which drops the rest of what it sent. */
+			encd_link_close(l);
+		}
+		memzero_explicit(m->body, sizeof(m->body));
+		kfree(m);
+	}
+}
+
+/**
+ * encd_host_drop_pre_table() - a link goes: what it sent before the table too
+ * @h: this host; the caller holds its lock
+ * @l: the link
+ */
+void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l)
+{
+	struct encd_msg *m, *tmp;
+
+	lockdep_assert_held(&h->lock);
+	list_for_each_entry_safe(m, tmp, &h->pre_table, node) {
+		if (m->charged != l)
+			continue;
+		list_del(&m->node);
+		encd_early_uncharge(m);
+		memzero_explicit(m->body, sizeof(m->body));
+		kfree(m);
+	}
+}
+
 /**
  * encd_host_take_table() - the world's table arrived: the world forms
  * @h: this host; the caller holds its lock
@@ -635,8 +727,10 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 		else if (host_out_link(h, c))
 			encd_link_send(h->hosts[c].out, ENCD_WIRE_TABLE, buf, len, NULL, 0);
 	}
+	host_judge_trusted_links(h);
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_start(r);
+	host_take_pre_table(h);
 	return 0;
 }
 
@@ -877,12 +971,25 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 			char *why, size_t why_len)
 {
 	u32 index = be32_to_cpu(lk->host);
+	struct encd_link *o;
 
 	if (!l->awaiting_first || index >= h->wk.world_size ||
 	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
 			      be64_to_cpu(lk->token) != h->token))) {
 		scnprintf(why, why_len, "its LINK names no other host of this world");
 		return -EPROTO;
+	}
+	/*
+	 * A host sends to this one on one data link: a second would double
+	 * what it may make this host hold (its budget of early messages is
+	 * its link's). It stays a stranger, and is closed.
+	 */
+	list_for_each_entry(o, &h->links, node) {
+		if (o->purpose == ENCD_LINK_DATA && !o->initiator && !o->awaiting_first &&
+		    o->peer == index) {
+			scnprintf(why, why_len, "its LINK names a host that has a data link here already");
+			return -EPROTO;
+		}
 	}
 	l->awaiting_first = false;
 	l->peer = index;
@@ -931,6 +1038,34 @@ static void host_on_death(struct encd_host *h, struct encd_link *l,
 	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
 }
 
+/*
+ * A message that came before this host's table: a host that has it may
+ * send to this one at once, overtaking the table on its way down the host
+ * tree. It waits for the table within its link's budget; the table says
+ * whether its link and route were right.
+ */
+static int host_hold_for_table(struct encd_host *h, struct encd_link *l, u8 type, u32 src,
+			       u32 dst, const struct encd_wire_route *route, const void *body,
+			       u32 len, char *why, size_t why_len)
+{
+	struct encd_msg *m;
+	int err;
+
+	if (h->state != ENCD_HOST_GATHERING)
+		return 0;
+	m = encd_msg_new(type, src, dst, be32_to_cpu(route->tag), be32_to_cpu(route->attempt),
+			 body, len);
+	if (!m)
+		return -ENOMEM;
+	err = encd_early_charge(m, l, why, why_len);
+	if (err) {
+		kfree(m);
+		return err;
+	}
+	list_add_tail(&m->node, &h->pre_table);
+	return 0;
+}
+
 /* A message for a rank of this host, from a rank of the link's host. */
 static int host_on_message(struct encd_host *h, struct encd_link *l, u8 type, const void *buf,
 			   u32 len, char *why, size_t why_len)
@@ -938,14 +1073,14 @@ static int host_on_message(struct encd_host *h, struct encd_link *l, u8 type, co
 	const struct encd_wire_route *route = buf;
 	u32 src = be32_to_cpu(route->src), dst = be32_to_cpu(route->dst);
 	struct encd_rank *r;
+	int err;
 
-	if (l->awaiting_first || !h->rank_host || src >= h->wk.world_size ||
-	    dst >= h->wk.world_size || h->rank_host[src] != l->peer ||
-	    h->rank_host[dst] != h->index) {
-		scnprintf(why, why_len, "it sent %s for a rank that is not its to send for",
-			  encd_wire_type_name(type));
-		return -EPROTO;
-	}
+	if (!h->rank_host)
+		return host_hold_for_table(h, l, type, src, dst, route, buf + sizeof(*route),
+					   len - sizeof(*route), why, why_len);
+	err = host_route_ok(h, l, type, src, dst, why, why_len);
+	if (err)
+		return err;
 	r = xa_load(&h->ranks, dst);
 	if (!r)
 		return 0;

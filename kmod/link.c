@@ -20,9 +20,10 @@
  *
  * Lifetime: a link is on its host's list from birth; closing it (always
  * under the host's lock) takes it off, marks it dead and queues its free
- * work, which detaches the socket's callbacks, shuts the socket down, waits
- * for the link's works and frees it. The works look at nothing once the
- * link is dead.
+ * work, which detaches the socket's callbacks, waits for the link's works,
+ * sends what was queued before the close as far as the socket takes it at
+ * once, shuts the socket down and frees it. The works look at nothing once
+ * the link is dead.
  */
 #include <crypto/hash.h>
 #include <linux/inet.h>
@@ -205,6 +206,8 @@ static void link_reset_rx(struct encd_link *l)
 	l->rx_need = sizeof(struct encd_wire_hdr);
 }
 
+static void link_send_queue(struct encd_link *l, bool last);
+
 static void link_free_work(struct work_struct *w)
 {
 	struct encd_link *l = container_of(w, struct encd_link, free_work);
@@ -212,15 +215,22 @@ static void link_free_work(struct work_struct *w)
 	int round;
 
 	link_detach(l);
-	if (l->sock)
-		kernel_sock_shutdown(l->sock, SHUT_RDWR);
-	/* A work that saw the link alive may queue the other once: twice. */
+	/*
+	 * A work that saw the link alive may queue the other once: twice. The
+	 * socket is non-blocking, so neither waits for the peer.
+	 */
 	for (round = 0; round < 2; round++) {
 		cancel_delayed_work_sync(&l->work);
 		cancel_work_sync(&l->tx_work);
 	}
-	if (l->sock)
-		sock_release(l->sock);
+	/*
+	 * What its host said last (the world failed: DEATH, REJECT) goes
+	 * before the FIN, if the socket takes it now: a host whose ranks
+	 * failed and left at once must still have told the others why.
+	 */
+	if (l->sock && l->tx_tfm)
+		link_send_queue(l, true);
+	sock_drop(l->sock);
 	frames_free(&l->hs_q);
 	frames_free(&l->tx_q);
 	kfree(l->tx_cur);
@@ -254,6 +264,8 @@ void encd_link_close(struct encd_link *l)
 		list_del_init(&l->pending);
 		h->n_pending--;
 	}
+	/* The messages it brought early point at it: they go first. */
+	encd_engine_link_gone(h, l);
 	queue_work(encd_wq, &l->free_work);
 }
 
@@ -385,13 +397,19 @@ int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len)
 	return link_queue(l, false, true, type, p, len, NULL, 0);
 }
 
-static void link_send_queue(struct encd_link *l)
+/*
+ * Sends what the socket takes of the queue. @last is the free work's one
+ * pass over a closed link: it sends, without waiting, what was queued
+ * before the close (a DEATH or REJECT the host queued just before it shut
+ * down), and reports nothing.
+ */
+static void link_send_queue(struct encd_link *l, bool last)
 {
 	struct encd_txframe *f;
 	int n, err;
 
 	for (;;) {
-		if (READ_ONCE(l->dead))
+		if (!last && READ_ONCE(l->dead))
 			return;
 		f = l->tx_cur;
 		if (!f) {
@@ -409,7 +427,9 @@ static void link_send_queue(struct encd_link *l)
 						    f->data + f->len);
 				if (err) {
 					kfree(f);
-					link_failed(l, err, "cannot tag a frame: %s", encd_errno_name(err));
+					if (!last)
+						link_failed(l, err, "cannot tag a frame: %s",
+							    encd_errno_name(err));
 					return;
 				}
 				f->len += ENCD_TAG_LEN;
@@ -432,8 +452,9 @@ static void link_send_queue(struct encd_link *l)
 		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
-			link_failed(l, n, "sending %s: %s", encd_wire_type_name(f->data[5]),
-				    encd_errno_name(n));
+			if (!last)
+				link_failed(l, n, "sending %s: %s",
+					    encd_wire_type_name(f->data[5]), encd_errno_name(n));
 			return;
 		}
 		l->tx_off += n;
@@ -461,7 +482,7 @@ void encd_link_tx_work(struct work_struct *w)
 	struct encd_link *l = container_of(w, struct encd_link, tx_work);
 	struct mem_cgroup *old = set_active_memcg(l->host->memcg);
 
-	link_send_queue(l);
+	link_send_queue(l, false);
 	set_active_memcg(old);
 }
 

@@ -218,7 +218,10 @@ enum {
 enum {
 	/* connections that have not finished their handshake, per listener */
 	ENCD_PENDING_MAX = 64,
-	/* frames nobody asked for yet, per link, and their bytes */
+	/*
+	 * frames nobody asked for yet, per data link, and their bytes: per
+	 * sending host, which has one data link to each other host
+	 */
 	ENCD_EARLY_MAX = 256,
 	ENCD_EARLY_BYTES = 64 << 10,
 };
