@@ -32,10 +32,10 @@ all: module lib tools selftests
 
 module: $(MODULE)
 
-$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) uapi/linux/encd.h
+$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild uapi/linux/*.h)
 	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(MODDIR) $(BUILD)/$(KVER)/uapi/linux
-	@ln -sf $(TOP)/uapi/linux/encd.h $(BUILD)/$(KVER)/uapi/linux/encd.h
+	@ln -sf $(TOP)/uapi/linux/*.h $(BUILD)/$(KVER)/uapi/linux/
 	@for f in $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/kmod/Kbuild; do ln -sf $$f $(MODDIR)/; done
 	$(MAKE) -C $(KDIR) M=$(MODDIR) modules
 
@@ -50,6 +50,7 @@ include tools/tools.mk
 include selftests/selftests.mk
 include tools/vm/vm.mk
 include tools/bench/bench.mk
+include tools/netlink/netlink.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
 # the kernel version: that is what it is for), and well-formed kernel-doc.
@@ -57,8 +58,8 @@ include tools/bench/bench.mk
 checkpatch:
 	@src=$$($(TOP)/tools/kernel-source.sh) && \
 	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h uapi/linux/encd.h && \
-	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/encd.h 2>&1) && \
+		-f kmod/*.c kmod/*.h uapi/linux/*.h && \
+	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/*.h 2>&1) && \
 	{ [ -z "$$out" ] || { echo "$$out"; false; }; }
 
 # Every sentence kmod/ and lib/ can return is explained in
@@ -66,4 +67,4 @@ checkpatch:
 .PHONY: check-docs
 check-docs:
 	@python3 $(TOP)/tools/check-troubleshooting.py
-check: checkpatch check-docs
+check: checkpatch check-docs check-ynl

@@ -2,7 +2,7 @@
 # lib/: libenc, the enc_* API over /dev/encd. Every lib/*.c goes into both
 # $(BUILD)/lib/libenc.a and $(BUILD)/lib/libenc.so.1 (PIC objects serve both).
 #
-# `make install` puts the library, its headers (with uapi/linux/encd.h, which
+# `make install` puts the library, its headers (with uapi/linux/*.h, which
 # enc.h includes) and libenc.pc under $(DESTDIR)$(PREFIX).
 
 LIBENC_SOVERSION := 1
@@ -56,5 +56,5 @@ install-lib: lib
 	install -m 0755 $(LIBENC_SO).$(LIBENC_SOVERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(LIBENC_SONAME) $(DESTDIR)$(LIBDIR)/libenc.so
 	install -m 0644 $(TOP)/lib/include/enc/*.h $(DESTDIR)$(INCLUDEDIR)/enc/
-	install -m 0644 $(TOP)/uapi/linux/encd.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	install -m 0644 $(TOP)/uapi/linux/*.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	$(call libenc_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > $(DESTDIR)$(LIBDIR)/pkgconfig/libenc.pc
