@@ -49,7 +49,12 @@ struct encctl_gcomms {
 
 /* Fill from a GCOMM_GET reply or a GCOMM_*_NTF event. */
 void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g);
-/* Fill from a NODE_GET reply or a node event; free with encctl_node_free(). */
+/*
+ * Fill from a node event, or from a node's first NODE_GET message (a node
+ * of more than ENCD_PARTICIPANTS_PER_MSG participants takes several: then
+ * there is room for all, and encctl_gcomms_read() adds the others). Free
+ * with encctl_node_free().
+ */
 int encctl_node_parse(const struct nlmsghdr *nlh, struct encctl_node *n);
 void encctl_node_free(struct encctl_node *n);
 

@@ -44,7 +44,7 @@ static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
 /* One line: the node's place, its groups, its state, its phase times. */
 static void print_node(const struct encctl_node *n)
 {
-	unsigned int id;
+	unsigned int id, i;
 	bool first = true;
 
 	print_open_object(NULL);
@@ -53,6 +53,11 @@ static void print_node(const struct encctl_node *n)
 	print_text(n->global ? " world" : "      ");
 	print_uint(PRINT_ANY, "rank", " rank %llu", n->rank);
 	print_uint(PRINT_ANY, "rank_n", "/%llu", n->rank_n);
+	/* Too many for the one line of text a node has; `comm show` prints them. */
+	print_open_array("participants");
+	for (i = 0; i < n->n_participants; i++)
+		print_uint(PRINT_JSON, NULL, NULL, n->participants[i]);
+	print_close();
 	print_open_array("groups");
 	print_text(" groups");
 	for (id = 0; id < 32; id++) {
