@@ -96,6 +96,7 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 ENCD_NL_CMD_NODE_GET = 4
 A_NODE = {"nec_dev": 2, "ctx": 3, "stream": 4, "gcomm_serial": 5, "participants": 6,
           "rank": 7, "rank_n": 8, "refcnt": 9, "state": 10, "global": 11, "groups": 12}
+A_NODE_PARTICIPANTS_OFFSET = 16
 
 
 def nl_attrs(data):
@@ -150,10 +151,17 @@ def node_dump():
     sock.close()
     nodes = []
     for r in replies:
+        part = list(struct.unpack("=%dI" % (len(r.get(6, b"")) // 4), r.get(6, b"")))
+        # A node of more participants than one message takes goes on here.
+        off = struct.unpack("=I", r[A_NODE_PARTICIPANTS_OFFSET])[0]
+        if off:
+            if not nodes or len(nodes[-1]["participants"]) != off:
+                raise RuntimeError("participants from %d do not follow a node" % off)
+            nodes[-1]["participants"] += part
+            continue
         n = {k: struct.unpack("=I", r[v][:4])[0] for k, v in A_NODE.items()
              if v in r and len(r[v]) == 4 and k not in ("participants", "global")}
-        n["participants"] = list(struct.unpack("=%dI" % (len(r.get(6, b"")) // 4),
-                                               r.get(6, b"")))
+        n["participants"] = part
         n["global"] = 11 in r
         nodes.append(n)
     return nodes, parts, intr
