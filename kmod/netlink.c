@@ -5,9 +5,10 @@
  * The protocol is written down in Documentation/netlink/specs/encd.yaml and
  * in the uapi header. The request policies and the operations table are
  * generated from the spec (netlink-gen.c, by the kernel's YNL generator);
- * this file has the handlers that table names and the family. Before 6.2,
- * which has no split operations, the table's do and dump entries of a
- * command are merged into one struct genl_ops at registration.
+ * this file has the handlers that table names and the family, and gives an
+ * operation without request attributes a policy that refuses them all.
+ * Before 6.2, which has no split operations, the table's do and dump entries
+ * of a command are merged into one struct genl_ops at registration.
  *
  * Reading is open to everyone: what it shows is what the comms' own ranks
  * were told, never a unique id or a world secret. Changing the topology
@@ -756,16 +757,45 @@ static struct genl_family encd_family __ro_after_init = {
 	.netnsok = true,
 	/* Every command is new: strict validation, no legacy leniency. */
 	.resv_start_op = 0,
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-	.split_ops = encd_nl_ops,
-	.n_split_ops = ARRAY_SIZE(encd_nl_ops),
-#endif
+	/* The operations: nl_prepare_ops() */
 	.mcgrps = encd_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(encd_nl_mcgrps),
 	.module = THIS_MODULE,
 };
 
-#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
+/*
+ * An operation the spec gives no request attributes refuses every attribute.
+ * The kernel fills such a policy in for a struct genl_ops of a command past
+ * resv_start_op, but not for a split operation (6.2 on), which would take
+ * any attribute and ignore it.
+ */
+static const struct nla_policy nl_reject_all[] = {
+	{ .type = NLA_REJECT },
+	{ .type = NLA_REJECT },
+};
+
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+static struct genl_split_ops encd_nl_checked_ops[ARRAY_SIZE(encd_nl_ops)] __ro_after_init;
+
+/* The generated table, with nl_reject_all where it has no policy. */
+static int nl_prepare_ops(void)
+{
+	struct genl_split_ops *op;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(encd_nl_ops); i++) {
+		op = &encd_nl_checked_ops[i];
+		*op = encd_nl_ops[i];
+		if (!op->policy) {
+			op->policy = nl_reject_all;
+			op->maxattr = ARRAY_SIZE(nl_reject_all) - 1;
+		}
+	}
+	encd_family.split_ops = encd_nl_checked_ops;
+	encd_family.n_split_ops = ARRAY_SIZE(encd_nl_checked_ops);
+	return 0;
+}
+#else
 static struct genl_ops encd_nl_merged_ops[ARRAY_SIZE(encd_nl_ops)] __ro_after_init;
 
 static bool nl_same_policy(const struct genl_ops *op, const struct genl_split_ops *split)
@@ -781,7 +811,7 @@ static bool nl_same_policy(const struct genl_ops *op, const struct genl_split_op
  * of a command are adjacent, do first. A struct genl_ops has one policy for
  * both: the spec must give a command's do and dump the same requests.
  */
-static int nl_merge_ops(void)
+static int nl_prepare_ops(void)
 {
 	const struct genl_split_ops *split;
 	struct genl_ops *op = NULL;
@@ -807,13 +837,14 @@ static int nl_merge_ops(void)
 			op->done = split->done;
 		}
 	}
+	for (i = 0; i < n; i++) {
+		if (!encd_nl_merged_ops[i].policy) {
+			encd_nl_merged_ops[i].policy = nl_reject_all;
+			encd_nl_merged_ops[i].maxattr = ARRAY_SIZE(nl_reject_all) - 1;
+		}
+	}
 	encd_family.ops = encd_nl_merged_ops;
 	encd_family.n_ops = n;
-	return 0;
-}
-#else
-static int nl_merge_ops(void)
-{
 	return 0;
 }
 #endif
@@ -831,7 +862,7 @@ int __init encd_netlink_init(void)
 	BUILD_BUG_ON(NL_NODE_EVENT_MAX > NLMSG_DEFAULT_SIZE);
 	BUILD_BUG_ON(NL_GCOMM_MAX > NLMSG_DEFAULT_SIZE);
 
-	err = nl_merge_ops();
+	err = nl_prepare_ops();
 	if (err)
 		return err;
 	return genl_register_family(&encd_family);
