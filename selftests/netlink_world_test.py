@@ -42,9 +42,11 @@ def port():
 
 
 def encctl_json(*args):
-    out = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    return json.loads(out)
+    p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        raise RuntimeError("encctl -j %s: status %d: %s" % (" ".join(args), p.returncode,
+                                                             p.stderr.strip()))
+    return json.loads(p.stdout)
 
 
 def write_program(name, groups, ops=()):
