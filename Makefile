@@ -32,7 +32,17 @@ all: module lib tools selftests
 
 module: $(MODULE)
 
-$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild uapi/linux/*.h)
+# Test builds: `make ENCD_FAULT_INJECTION=y` adds kmod/fault.c (the debug lane
+# builds so). The options a module was built with are kept next to it, so
+# that building with other ones rebuilds it.
+MODOPTS := $(MODDIR)/.encd-options
+.PHONY: FORCE
+$(MODOPTS): FORCE
+	@mkdir -p $(MODDIR)
+	@echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' | cmp -s - $@ || \
+		echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' >$@
+
+$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild uapi/linux/*.h) $(MODOPTS)
 	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(MODDIR) $(BUILD)/$(KVER)/uapi/linux
 	@ln -sf $(TOP)/uapi/linux/*.h $(BUILD)/$(KVER)/uapi/linux/
@@ -67,4 +77,9 @@ checkpatch:
 .PHONY: check-docs
 check-docs:
 	@python3 $(TOP)/tools/check-troubleshooting.py
-check: checkpatch check-docs check-ynl
+
+# tools/syzkaller/encd.txt describes the uapi as uapi/linux/encd.h has it.
+.PHONY: check-syzkaller
+check-syzkaller:
+	@python3 $(TOP)/tools/syzkaller/check.py
+check: checkpatch check-docs check-ynl check-syzkaller

@@ -12,8 +12,10 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/net_namespace.h>
 
 #include "encd_private.h"
 
@@ -166,6 +168,15 @@ struct encd_gcomm *encd_ucmd_get_gcomm(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_
 					 "This file does not hold the global comm of core %u context %u",
 					 vnc, ctx_id));
 	g = encd_get_global_comm(slot / ENCD_MAX_CONTEXTS, ctx_id);
+	/*
+	 * Another namespace's comm is none of this caller's business, unless
+	 * its file holds it (it built or attached to it in that namespace).
+	 */
+	if (g && !(flags & (ENCD_UCMD_HELD | ENCD_UCMD_LOCKED)) &&
+	    !net_eq(g->net, current->nsproxy->net_ns)) {
+		encd_gcomm_put(g);
+		g = NULL;
+	}
 	if (!g)
 		return ERR_PTR(encd_fail(ucmd, -ENOENT, "No global comm on core %u context %u",
 					 vnc, ctx_id));
@@ -305,7 +316,8 @@ static const struct encd_ioctl_op encd_ioctl_ops[] = {
 	IOCTL_OP(ENCD_IOC_PROGRAM_SEAL, encd_program_ioctl_seal, struct encd_program_seal,
 		 ctx_id, 0),
 	IOCTL_OP(ENCD_IOC_SETUP_GLOBAL_COMM, encd_world_ioctl_setup,
-		 struct encd_setup_global_comm, phase_ns, 0),
+		 struct encd_setup_global_comm, phase_ns,
+		 ENCD_SETUP_FORCE_TCP | ENCD_SETUP_SIG_ALL_GROUPS),
 	IOCTL_OP(ENCD_IOC_INIT_REPLICA_GROUPS, encd_world_ioctl_init_groups,
 		 struct encd_init_replica_groups, __reserved, 0),
 	IOCTL_OP(ENCD_IOC_COMM_BARRIER, encd_world_ioctl_barrier, struct encd_comm_barrier,

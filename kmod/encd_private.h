@@ -15,21 +15,29 @@
  * Locking
  * -------
  * Outermost first; a lock may be taken while holding any lock above it,
- * never one below it. Locks of the same kind never nest (two cores' mutexes,
- * two files' locks) unless stated.
+ * never one below it. Locks of the same kind never nest (two files', two
+ * hosts', two cores' mutexes). No lock is ever held across a wait for the
+ * network: sockets are non-blocking and their work runs in workers
+ * (link.c); an operation that waits for its world waits on its rank's wait
+ * queue holding only its rank's op_lock, which nobody else needs.
  *
- *  1. encd_setup_mutex(nec_dev)  serialises the bootstrap operations of a
- *                                core (bootstrap.c), taken interruptibly.
- *  2. encd_file.lock             what one open file holds and its
- *                                programs (cdev.c, program.c). Taken by the
- *                                mmap handler with mmap_lock held, so no
- *                                user memory is touched under it.
- *  3. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
+ *  1. encd_rank.op_lock          one operation at a time on a rank (world.c),
+ *                                taken interruptibly.
+ *  2. encd_file.lock             what one open file holds and its programs
+ *                                (cdev.c, program.c). Taken by the mmap
+ *                                handler with mmap_lock held, so no user
+ *                                memory is touched under it.
+ *  3. encd_gcomm.rank_lock       which rank a comm has (world.c), a
+ *                                spinlock.
+ *  4. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
  *                                core in the registry (gcomm.c, registry.c).
- *  4. encd_pool_view_lock        which nodes the pools hold and which world
- *                                a comm has, for netlink dumps (pool.c).
- *  5. the local barrier table    (barrier.c), then one barrier's spinlock.
- *  6. the last-failure store     (failure.c), a spinlock: innermost,
+ *  5. hosts_lock                 the list of host agents (host.c).
+ *  6. encd_host.lock             a host agent, its links' host-side state,
+ *                                its local ranks' nodes, local barriers and
+ *                                early messages (host.c, root.c,
+ *                                bootstrap.c, barrier.c, pool.c).
+ *  7. encd_link.tx_lock          a link's send queue, a spinlock (link.c).
+ *  8. the last-failure store     (failure.c), a spinlock: innermost,
  *                                nothing is taken or sleeps under it.
  *
  * The topology's parameter lock (kernel_param_lock) is taken alone.
@@ -45,11 +53,19 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
+#include <linux/hashtable.h>
 #include <linux/rcupdate.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <linux/encd.h>
 
-struct encd_world;
+#include "wire.h"
+
+struct encd_rank;
 struct net;
 struct netlink_callback;
 struct page;
@@ -142,7 +158,6 @@ struct encd_gcomm *encd_peek_global_comm(u32 nec_dev, u32 ctx_id);
 void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g);
 void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g);
 struct mutex *encd_init_mutex(u32 nec_dev);
-struct mutex *encd_setup_mutex(u32 nec_dev);
 u32 encd_registry_generation(void);
 int encd_registry_init(void);
 void encd_registry_exit(void);
@@ -187,8 +202,8 @@ struct encd_gcomm {
 	 */
 	atomic_t holders;
 	u32 state;		/* enum encd_gcomm_state, READ_ONCE */
-	/* The world formed on it (world.c), under encd_setup_mutex() */
-	struct encd_world *world;
+	spinlock_t rank_lock;
+	struct encd_rank *rank;	/* the rank set up on it (world.c), counted */
 };
 
 /* What BUILD and VALIDATE are asked for. */
@@ -315,15 +330,460 @@ void encd_signature_exit(void);
 /* kvmalloc'ed copy of @len bytes (6.1 has no kvmemdup()). */
 void *encd_kvmemdup(const void *src, size_t len);
 
-/* The bootstrap's ioctls and the file's going (world.c) */
+/* The bootstrap (wire.h has the protocol) */
 
+struct crypto_shash;
+struct encd_listener;
+struct encd_node;
+struct mem_cgroup;
+struct socket;
+
+/* Where a world key comes from (auth.c). */
+enum encd_key_kind {
+	ENCD_KEY_SECRET,	/* the ranks' world secret */
+	ENCD_KEY_LOOPBACK,	/* this kernel's own: a loopback world */
+	ENCD_KEY_INSECURE,	/* none: only where the administrator allows it */
+};
+
+/*
+ * What makes ranks of this kernel the same world's, and so share a host
+ * agent: the network namespace, the root's address, the world size, the
+ * world key, and (when TCP is forced between local ranks) the rank itself.
+ */
+struct encd_world_key {
+	struct net *net;
+	struct sockaddr_storage root;
+	u32 world_size;
+	u32 solo;			/* a rank with a host of its own, or U32_MAX */
+	u8 key[ENCD_KEY_LEN];
+};
+
+enum encd_host_state {
+	ENCD_HOST_GATHERING,		/* ranks are registering */
+	ENCD_HOST_FORMED,		/* the table is here */
+	ENCD_HOST_FAILED,		/* the world failed: see failure */
+	ENCD_HOST_DEAD,			/* no ranks left, shutting down */
+};
+
+/* One other host of a formed world, by its index in the table. */
+struct encd_peer_host {
+	struct sockaddr_storage addr;	/* its listener */
+	u8 id[ENCD_HOST_ID_LEN];
+	struct encd_link *out;		/* the data link this host sends on */
+};
+
+struct encd_root_state;
+
+/*
+ * The host agent (host.c): this kernel's member of a world, speaking for
+ * all its local ranks. Made by the first local rank that sets the world up,
+ * gone when the last one leaves. @lock guards what changes in it, its
+ * links' host-side fields, and its ranks' nodes and early messages.
+ */
+struct encd_host {
+	struct kref ref;
+	struct list_head node;		/* in the hosts list, while it has ranks */
+	struct encd_world_key wk;
+	struct crypto_shash *world;	/* HMAC keyed with wk.key */
+	u8 id[ENCD_HOST_ID_LEN];
+	struct mem_cgroup *memcg;	/* of the rank that made it */
+	struct work_struct shutdown_work;
+	struct work_struct register_work;
+	atomic64_t sent_bytes;		/* on every link, for benchmarks */
+
+	struct mutex lock;
+	enum encd_host_state state;
+	int failure_err;
+	char failure[ENCD_MSG_MAX];
+	struct xarray ranks;		/* g_device_id -> struct encd_rank */
+	u32 n_ranks;
+	struct list_head unsent;	/* ranks the root has not heard of */
+	struct list_head links;		/* every link */
+	struct list_head pending;	/* responders in their handshake */
+	u32 n_pending;
+	struct encd_listener *listener;
+	struct sockaddr_storage listen_addr;
+	struct encd_link *uplink;	/* to the root host, unless this is it */
+	bool uplink_up;
+	struct encd_root_state *root;	/* this is the root host (root.c) */
+	DECLARE_HASHTABLE(lbarriers, 6);
+
+	/* The formed world: the table, and the messages moving within it. */
+	u64 token;
+	u32 index;			/* this host's, in the table */
+	u32 n_hosts;
+	struct encd_peer_host *hosts;
+	u32 *rank_host;			/* world_size host indices */
+	struct list_head local_q;	/* local deliveries to run */
+};
+
+/*
+ * A link (link.c): one authenticated TCP connection to another host. The
+ * fields up to the handshake's are its host's, under the host's lock; the
+ * rest are link.c's, used by the link's own works.
+ */
+struct encd_link {
+	struct encd_host *host;		/* counted */
+	struct list_head node;		/* in host->links */
+	struct list_head pending;	/* in host->pending, before its handshake */
+	struct sockaddr_storage addr;	/* the peer: where it connects, or who called */
+	u32 purpose;			/* enum encd_link_purpose */
+	bool initiator;
+	bool retry;			/* keep trying while nobody listens there */
+	bool dead;			/* closed: its works do nothing more */
+	bool up;			/* its handshake finished */
+	bool awaiting_first;		/* a responder waits for JOIN or LINK */
+	u32 peer;			/* the peer's host index, or U32_MAX */
+	u64 link_token;			/* what its LINK claimed */
+	u32 early_n;			/* its messages nobody asked for yet */
+	u32 early_bytes;
+
+	/* the handshake, the keys, receiving: the link's work */
+	u8 phase;
+	u32 attempts;			/* connects tried */
+	unsigned long deadline;		/* of the connect or the handshake */
+	u8 nonce_i[ENCD_NONCE_LEN], nonce_r[ENCD_NONCE_LEN];
+	struct crypto_shash *rx_tfm;
+	u64 rx_seq;
+	u32 rx_got, rx_need;
+	u8 *rx_buf;
+	u8 rx_small[sizeof(struct encd_wire_hdr) + 256 + ENCD_TAG_LEN];
+	struct socket *sock;
+
+	/* sending */
+	spinlock_t tx_lock;
+	struct list_head hs_q, tx_q;	/* handshake frames first */
+	size_t tx_queued;
+	struct crypto_shash *tx_tfm;	/* set under tx_lock: the link may send */
+	struct encd_txframe *tx_cur;	/* the tx work's */
+	u32 tx_off;
+	u64 tx_seq;
+
+	struct delayed_work work;
+	struct work_struct tx_work;
+	struct work_struct free_work;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+};
+
+/*
+ * A message from one rank to a rank of this host: on the host's local
+ * queue, handed over inside the module, or on the receiver's early list,
+ * waiting for its node to start.
+ */
+struct encd_msg {
+	struct list_head node;
+	struct encd_link *charged;	/* early: the link whose budget it uses, or NULL */
+	unsigned long expires;		/* early: jiffies */
+	u8 type;
+	u32 src, dst, tag, attempt, len;
+	u8 body[ENCD_WIRE_UID_LEN];
+};
+
+/* Messages one node sent and received, by type and size (for tests). */
+#define ENCD_COUNTERS_MAX	16
+
+struct encd_msg_tally {
+	u16 type;		/* enum encd_wire_type */
+	u32 size;
+	u64 tx, rx;
+};
+
+struct encd_msg_stats {
+	struct encd_msg_tally c[ENCD_COUNTERS_MAX];
+	unsigned int n;
+};
+
+/* The signature mismatch a rank saw, if any. */
+struct encd_mismatch_rec {
+	bool valid;
+	u32 group_id;		/* ENCD_GROUP_GLOBAL: the world's own */
+	u32 child_rank;		/* bootstrap rank */
+	u32 child_g_device_id;
+	u8 local_sig[ENCD_SIG_LEN];
+	u8 child_sig[ENCD_SIG_LEN];
+};
+
+/* A dissemination barrier over a node's comm (barrier.c). */
+struct encd_gbarrier {
+	u32 epoch;		/* barriers started; messages carry it */
+	u32 round;
+	u64 sent, got;		/* rounds, as bits */
+	bool active;
+	int err;
+};
+
+/*
+ * A comm node (libnrt's enc_nccl_comm_node, pool.c) and its bootstrap
+ * (bootstrap.c): one per distinct bootstrap_participants in a rank's
+ * (stream) pool, shared by every replica group of the rank with that key,
+ * plus the world's own. Under its host's lock.
+ */
+struct encd_node {
+	struct kref ref;
+	struct hlist_node hnode;	/* in its pool */
+	bool in_pool;
+	struct encd_rank *rank;		/* its owner, which outlives it */
+	u32 *key;			/* bootstrap_participants: global device ids */
+	u32 rank_n;
+	u32 brank;			/* this rank's bootstrap rank */
+	u32 tag;			/* hash of key and stream: its messages' tag */
+	u32 stream_id;
+	u32 group_id;			/* the group that made it, or ENCD_GROUP_GLOBAL */
+	u32 groups;			/* bit mask of the groups bound to it */
+	bool global;
+	u32 state;			/* enum encd_node_state, READ_ONCE */
+	int err;
+	char msg[ENCD_MSG_MAX];		/* why it failed */
+	u64 hits;			/* pool lookups that found it */
+
+	/* the bootstrap */
+	u32 attempt;
+	int ph;				/* its phase, enum encd_phase */
+	bool check;			/* signatures are validated */
+	u8 sig[ENCD_SIG_LEN];
+	u8 children_got;		/* bit i: tree child i's signature came */
+	bool match;
+	bool sig_sent;
+	bool mismatch_seen;
+	bool uid_got, valid;
+	u64 uid_magic;
+	u8 uid[ENCD_UID_LEN];
+	bool ring_sent, ring_got;
+	u8 ring_uid[ENCD_UID_LEN];
+
+	/* the local barrier: the bootstrap's last step, then the ioctls' */
+	struct encd_lbarrier *lb;
+	struct list_head lb_node;
+	u32 local_n;			/* the group's ranks on this host */
+	bool lb_arrived;		/* the bootstrap's arrival */
+	bool lb_waiting;
+	u64 lb_gen;
+
+	struct encd_gbarrier bar;
+	u64 phase_start[ENCD_PHASE_N];	/* CLOCK_BOOTTIME, by enum encd_phase */
+	u64 phase_ns[ENCD_PHASE_N];
+	struct encd_msg_stats stats;
+};
+
+struct encd_pool {
+	DECLARE_HASHTABLE(table, 6);
+};
+
+/* A rank's life in a world (world.c). */
+enum encd_rank_state {
+	ENCD_RANK_JOINING,		/* set up, not registered with a host yet */
+	ENCD_RANK_REGISTERED,		/* waiting for the world to form */
+	ENCD_RANK_FORMED,		/* the world's own node is ready */
+	ENCD_RANK_FAILED,		/* see err and msg */
+};
+
+/*
+ * One rank of a world, on its global comm: what libnrt keeps in enc_glb_comm
+ * once it is bootstrapped. It belongs to the file that set it up, and to its
+ * host agent, under whose lock it changes once registered.
+ */
+struct encd_rank {
+	struct kref ref;
+	struct encd_gcomm *g;		/* counted */
+	struct encd_file *owner;
+	struct encd_host *host;		/* counted, once registered */
+	struct list_head unsent;	/* in host->unsent */
+	u32 id;				/* g_device_id */
+	u32 settings;			/* ENCD_WIRE_CHECK_SIGS, ... */
+	u32 timeout_ms;			/* the default of its operations */
+	struct mutex op_lock;		/* one operation at a time */
+	wait_queue_head_t wq;		/* its operations wait here */
+	bool released;			/* its comm was released: it is leaving */
+
+	enum encd_rank_state state;	/* READ_ONCE */
+	int err;
+	char msg[ENCD_MSG_MAX];
+	struct list_head early;		/* struct encd_msg */
+	u32 n_early;
+	struct xarray attempts;		/* node tag -> bootstraps that failed */
+	struct encd_pool pools[ENCD_MAX_STREAM_N];
+	struct encd_node *global_node;
+	struct encd_node *groups[ENCD_MAX_COMM_N];
+	bool bound[ENCD_MAX_COMM_N];
+	u64 rendezvous_start;		/* CLOCK_BOOTTIME */
+	u64 rendezvous_ns;
+	struct encd_mismatch_rec mismatch;
+};
+
+/* auth.c */
+struct crypto_shash *encd_auth_tfm(const u8 *key, u32 len);
+int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *key);
+int encd_auth_proof(struct crypto_shash *world, bool initiator, u32 purpose, const u8 *nonce_i,
+		    const u8 *nonce_r, u8 *proof);
+bool encd_auth_proof_ok(struct crypto_shash *world, bool initiator, u32 purpose,
+			const u8 *nonce_i, const u8 *nonce_r, const u8 *proof);
+int encd_auth_link_tfms(struct crypto_shash *world, const u8 *nonce_i, const u8 *nonce_r,
+			struct crypto_shash **i2r, struct crypto_shash **r2i);
+int encd_auth_tag(struct crypto_shash *link, u64 seq, const void *frame, size_t len, u8 *tag);
+bool encd_auth_tag_ok(struct crypto_shash *link, u64 seq, const void *frame, size_t len,
+		      const u8 *tag);
+void encd_auth_init(void);
+void encd_auth_exit(void);
+
+/* addr.c */
+int encd_addr_parse(const char *s, struct sockaddr_storage *ss);
+void encd_addr_set_port(struct sockaddr_storage *ss, u16 port);
+void encd_addr_to_wire(const struct sockaddr_storage *ss, struct encd_wire_addr *w);
+int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage *ss);
+const char *encd_errno_name(int err);
+
+/* link.c */
+const char *encd_wire_type_name(u8 type);
+struct encd_link *encd_link_connect(struct encd_host *h, const struct sockaddr_storage *to,
+				    u32 purpose, bool retry);
+int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const void *b,
+		   u32 blen);
+int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len);
+void encd_link_close(struct encd_link *l);
+void encd_link_work(struct work_struct *w);
+void encd_link_tx_work(struct work_struct *w);
+void encd_link_queue_work(struct work_struct *w);
+int encd_listener_start(struct encd_host *h, const struct sockaddr_storage *addr);
+void encd_listener_stop(struct encd_listener *ls);
+int encd_link_init(void);
+void encd_link_exit(void);
+
+/* host.c */
+struct encd_host *encd_host_find(const struct encd_world_key *wk);
+struct encd_host *encd_host_get(struct encd_host *h);
+void encd_host_put(struct encd_host *h);
+int encd_host_register(struct encd_host *h, struct encd_rank *r);
+void encd_host_leave(struct encd_host *h, struct encd_rank *r);
+void encd_host_shutdown_work(struct work_struct *w);
+__printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
+					 const char *fmt, ...);
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *text);
+void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
+			size_t size);
+int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len);
+int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 attempt,
+		   const void *body, u32 len);
+void encd_host_run(struct encd_host *h);
+bool encd_host_accepts(const struct encd_link *l, u8 type);
+int encd_host_link_up(struct encd_host *h, struct encd_link *l);
+void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
+int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len);
+void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
+
+/* root.c */
+struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
+void encd_root_free(struct encd_root_state *rs);
+void encd_root_register_local(struct encd_host *h, struct encd_rank *r);
+int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len);
+void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
+void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, const void *b,
+			 u32 blen);
+void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);
+bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n);
+u32 encd_root_missing(struct encd_host *h, char *buf, size_t size);
+bool encd_root_has(struct encd_host *h, struct encd_link *l, u32 rank);
+
+/* bootstrap.c */
+void encd_node_count(struct encd_node *node, u8 type, u32 len, bool sent);
+int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_link *from,
+			u8 type, u32 src, u32 tag, u32 attempt, const void *body, u32 len,
+			char *why, size_t why_len);
+void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
+			    u8 type, u32 attempt);
+void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
+struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
+			      u32 len);
+void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u8 *sig,
+			    bool check);
+void encd_engine_world_start(struct encd_rank *r);
+void encd_engine_world_failed(struct encd_rank *r);
+void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
+void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
+void encd_engine_lbarrier_done(struct encd_node *node);
+void encd_engine_awaited(struct encd_node *node, char *buf, size_t size);
+
+/* barrier.c */
+int encd_lbarrier_join(struct encd_host *h, struct encd_node *node);
+bool encd_lbarrier_withdraw(struct encd_node *node);
+void encd_lbarrier_leave(struct encd_node *node);
+void encd_lbarrier_arrive(struct encd_node *node);
+void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n);
+void encd_gbarrier_start(struct encd_host *h, struct encd_node *node);
+void encd_gbarrier_stop(struct encd_node *node, int err);
+int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, const void *body,
+			  char *why, size_t why_len);
+void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size);
+
+/* pool.c */
+u32 encd_node_tag(u32 stream_id, const u32 *key, u32 n, bool global);
+struct encd_node *encd_pool_find(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n);
+struct encd_node *encd_node_by_tag(struct encd_rank *r, u32 tag);
+struct encd_node *encd_node_alloc(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n,
+				  u32 brank, u32 group_id);
+struct encd_node *encd_node_get(struct encd_node *node);
+void encd_node_put(struct encd_node *node);
+void encd_node_unpool(struct encd_node *node);
+u32 encd_node_users(struct encd_node *node);
+void encd_pool_init(struct encd_rank *r);
+int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, void *arg),
+		       void *arg);
+
+/* world.c */
+u32 encd_timeout_ms(u32 asked, u32 dflt);
+bool encd_allow_insecure_worlds(void);
+__printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
+u32 encd_wire_type_uapi(u8 type);
+int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
+			 int (*fn)(void *arg, struct encd_node *node), void *arg);
 int encd_world_ioctl_setup(struct encd_ucmd *ucmd);
 int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd);
 int encd_world_ioctl_barrier(struct encd_ucmd *ucmd);
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd);
 void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id);
-int encd_world_init(void);
-void encd_world_exit(void);
+
+/* nodeview.c */
+struct encd_nl_error;
+struct encd_nl_node;
+void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
+int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
+		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
+
+/* fault.c: fault injection, in test builds */
+enum encd_fault_point {
+	ENCD_FAULT_SOCK_CREATE,
+	ENCD_FAULT_BIND,
+	ENCD_FAULT_LISTEN,
+	ENCD_FAULT_CONNECT,
+	ENCD_FAULT_ACCEPT,
+	ENCD_FAULT_SEND,
+	ENCD_FAULT_RECV,
+	ENCD_FAULT_CRYPTO,
+	ENCD_FAULT_N
+};
+
+#ifdef ENCD_FAULT_INJECTION
+int encd_fault(enum encd_fault_point point);
+void encd_fault_init(void);
+void encd_fault_exit(void);
+#else
+static inline int encd_fault(enum encd_fault_point point)
+{
+	return 0;
+}
+
+static inline void encd_fault_init(void)
+{
+}
+
+static inline void encd_fault_exit(void)
+{
+}
+#endif
 
 /* The "encd" generic netlink family (netlink.c, failure.c) */
 

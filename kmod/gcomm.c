@@ -108,6 +108,10 @@ static int check_args(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
 static int attach_same_world(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 			     const struct encd_gcomm_args *a)
 {
+	if (!net_eq(g->net, current->nsproxy->net_ns))
+		return encd_fail(ucmd, -EBUSY,
+				 "Core %u context %u has a global comm of another network namespace",
+				 a->vnc, a->ctx_id);
 	if (g->g_device_id != a->g_device_id || g->g_device_cnt != a->g_device_cnt)
 		return encd_fail(ucmd, -EINVAL,
 				 "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
@@ -144,6 +148,7 @@ static struct encd_gcomm *gcomm_create(struct encd_ucmd *ucmd, const struct encd
 	if (!g)
 		return ERR_PTR(encd_fail(ucmd, -ENOMEM, "Failed to allocate the global comm"));
 	kref_init(&g->ref);
+	spin_lock_init(&g->rank_lock);
 	atomic_set(&g->holders, 1);
 	g->net = get_net(current->nsproxy->net_ns);
 	g->created_ns = ktime_get_boottime_ns();
@@ -292,6 +297,12 @@ struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd
 	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
 	if (!g)
 		return encd_gcomm_build(ucmd, a, created);
+	if (!net_eq(g->net, current->nsproxy->net_ns)) {
+		encd_gcomm_put(g);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "Core %u context %u has a global comm of another network namespace",
+					 a->vnc, a->ctx_id));
+	}
 
 	/*
 	 * A NEFF may use a subset of the world, but only once the full world

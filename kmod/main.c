@@ -30,18 +30,22 @@ static int __init encd_init(void)
 	err = encd_netlink_init();
 	if (err)
 		goto err_signature;
-	err = encd_world_init();
+	encd_auth_init();
+	err = encd_link_init();
 	if (err)
 		goto err_netlink;
+	encd_fault_init();
 	err = encd_cdev_init();
 	if (err)
-		goto err_world;
+		goto err_link;
 
 	pr_info("loaded, %u virtual NeuronCores\n", encd_topology_num_vcores());
 	return 0;
 
-err_world:
-	encd_world_exit();
+err_link:
+	encd_fault_exit();
+	encd_link_exit();
+	encd_auth_exit();
 err_netlink:
 	encd_netlink_exit();
 	encd_failure_exit();
@@ -55,7 +59,10 @@ err_registry:
 static void __exit encd_exit(void)
 {
 	encd_cdev_exit();
-	encd_world_exit();
+	/* Every file is closed: wait for the hosts and links going away. */
+	encd_link_exit();
+	encd_fault_exit();
+	encd_auth_exit();
 	encd_netlink_exit();
 	encd_failure_exit();
 	encd_signature_exit();

@@ -17,9 +17,10 @@
  * namespace, so being root in a container must not be enough.
  *
  * The family is netnsok. A global comm belongs to the network namespace
- * of the process that built it (its sockets live there). A request or a
- * listener sees the comms of its own namespace; in the initial namespace,
- * every comm of the host, so that the host's operator sees all its worlds.
+ * of the process that built it (its world's sockets live there), and only
+ * requests and listeners in that namespace see it: one namespace's worlds
+ * are none of another's business, the initial one's included (an operator
+ * looks into a namespace with nsenter -n).
  *
  * Dumps keep a cursor (a registry slot and a position under it), never a
  * reference, between their parts: each part looks the comms up again, so a
@@ -56,8 +57,6 @@
 #include "encd_private.h"
 #include "compat.h"
 #include "netlink-gen.h"
-#include "pool.h"
-#include "transport.h"
 
 static struct genl_family encd_family;
 
@@ -124,7 +123,7 @@ static int nl_dump_stop(struct sk_buff *skb, int err)
 
 static bool nl_visible(const struct net *net, const struct encd_gcomm *g)
 {
-	return net_eq(net, &init_net) || net_eq(net, g->net);
+	return net_eq(net, g->net);
 }
 
 /*
@@ -520,7 +519,7 @@ static int nl_dump_gcomm_nodes(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct nl_walk walk = { .skb = skb, .cb = cb };
 
-	return encd_pool_walk(g, pos, nl_walk_node, &walk);
+	return encd_nodeview_walk(g, pos, nl_walk_node, &walk);
 }
 
 /**
@@ -674,27 +673,15 @@ int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/*
- * Multicasts @skb to the listeners of @net and, when that is another
- * namespace, to those of the initial one, which see every comm.
- */
+/* Multicasts @skb to the listeners of @net, the comm's namespace. */
 static void nl_multicast(struct sk_buff *skb, struct net *net)
 {
-	struct sk_buff *copy;
-
-	if (!net_eq(net, &init_net)) {
-		copy = skb_clone(skb, GFP_KERNEL);
-		if (copy)
-			genlmsg_multicast_netns(&encd_family, &init_net, copy, 0,
-						ENCD_NLGRP_EVENTS, GFP_KERNEL);
-	}
 	genlmsg_multicast_netns(&encd_family, net, skb, 0, ENCD_NLGRP_EVENTS, GFP_KERNEL);
 }
 
 static bool nl_has_listeners(struct net *net)
 {
-	return genl_has_listeners(&encd_family, net, ENCD_NLGRP_EVENTS) ||
-	       genl_has_listeners(&encd_family, &init_net, ENCD_NLGRP_EVENTS);
+	return genl_has_listeners(&encd_family, net, ENCD_NLGRP_EVENTS);
 }
 
 /**

@@ -7,8 +7,7 @@
  * mutex; lookups are lock-free and hand back their own reference, taken with
  * kref_get_unless_zero() so that a comm on its way out is never revived.
  *
- * Lock order: encd_setup_mutex(dev) -> encd_init_mutex(dev) -> encd_file.lock.
- * Mutexes of two different cores never nest.
+ * Locking: see encd_private.h.
  */
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -18,7 +17,6 @@
 
 static struct encd_gcomm __rcu *slots[ENCD_NEC_MAX_DEVICES][ENCD_MAX_CONTEXTS];
 static struct mutex init_mutexes[ENCD_NEC_MAX_DEVICES];
-static struct mutex setup_mutexes[ENCD_NEC_MAX_DEVICES];
 static atomic_t generation = ATOMIC_INIT(1);
 
 /**
@@ -43,19 +41,6 @@ u32 encd_registry_generation(void)
 struct mutex *encd_init_mutex(u32 nec_dev)
 {
 	return &init_mutexes[nec_dev];
-}
-
-/**
- * encd_setup_mutex() - the setup mutex of a core
- * @nec_dev: the core, below ENCD_NEC_MAX_DEVICES
- *
- * It serialises the bootstrap operations on the core's comms.
- *
- * Return: the mutex.
- */
-struct mutex *encd_setup_mutex(u32 nec_dev)
-{
-	return &setup_mutexes[nec_dev];
 }
 
 /**
@@ -129,10 +114,8 @@ int encd_registry_init(void)
 {
 	int i;
 
-	for (i = 0; i < ENCD_NEC_MAX_DEVICES; i++) {
+	for (i = 0; i < ENCD_NEC_MAX_DEVICES; i++)
 		mutex_init(&init_mutexes[i]);
-		mutex_init(&setup_mutexes[i]);
-	}
 	return 0;
 }
 
@@ -145,6 +128,5 @@ void encd_registry_exit(void)
 		for (ctx = 0; ctx < ENCD_MAX_CONTEXTS; ctx++)
 			WARN_ON(rcu_access_pointer(slots[dev][ctx]));
 		mutex_destroy(&init_mutexes[dev]);
-		mutex_destroy(&setup_mutexes[dev]);
 	}
 }

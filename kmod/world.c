@@ -1,287 +1,433 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A world's lifetime and the bootstrap ioctls: libnrt's enc_setup_global_comm
- * (rendezvous, then get_nccl_comm for the global replica group, then its
- * invariants), enc_init_replica_groups, the barriers and what a rank may
- * know of its comms. The protocol itself is in bootstrap.c.
+ * A rank's life in a world, and the bootstrap ioctls: libnrt's
+ * enc_setup_global_comm (rendezvous through the host agent, then the
+ * world's own comm node), enc_init_replica_groups, the barriers, and what a
+ * rank may know of its comms. The protocol is in bootstrap.c, the hosts'
+ * part in host.c and root.c.
  *
- * A world is formed once per global comm, by the file that asks for it, and
- * belongs to that file. Everything in it is used under its core's setup
- * mutex (encd_setup_mutex()), taken interruptibly by the ioctls.
+ * A rank is made on a global comm by the file that sets the world up, and
+ * belongs to it. Its operations start the protocol and wait for it on the
+ * rank's wait queue, holding no lock that anyone else needs: the module
+ * moves the protocol on as messages arrive. A deadline or a signal ends the
+ * wait, not the protocol: a later call finds it where it got to. Releasing
+ * the comm (or closing the file) never waits: the rank leaves its host at
+ * once, which fails the world for its peers, and its waiters wake.
+ *
+ * Locking (see encd_private.h): an operation takes the rank's op_lock
+ * (interruptibly) to have the rank to itself, and the host's lock only for
+ * moments; the file's lock and the comm's rank_lock guard which rank a comm
+ * has.
  */
-#include <crypto/algapi.h>
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/nsproxy.h>
-#include <linux/random.h>
-#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/mm.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 
-#include "barrier.h"
-#include "bootstrap.h"
 #include "encd_private.h"
 #include "schedule.h"
 
 static unsigned int bootstrap_timeout_ms = 60000;
 module_param(bootstrap_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(bootstrap_timeout_ms,
-		 "Deadline of one bootstrap operation in milliseconds (default 60000)");
+		 "Deadline of one bootstrap operation in milliseconds (default 60000, 1 to 86400000)");
 
-/* This host's identity in peer tables: the same for every rank on it. */
-u8 encd_host_id[ENCD_HOST_ID_LEN];
+static bool local_delivery = true;
+module_param(local_delivery, bool, 0644);
+MODULE_PARM_DESC(local_delivery,
+		 "Hand messages between ranks of this host over inside the module (default Y); N sends every message through TCP");
 
-u32 encd_bootstrap_timeout_ms(void)
+static bool allow_insecure_worlds;
+module_param(allow_insecure_worlds, bool, 0644);
+MODULE_PARM_DESC(allow_insecure_worlds,
+		 "Let worlds whose root is not on loopback form without a world secret (default N: refused)");
+
+#define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
+
+/**
+ * encd_timeout_ms() - the deadline of an operation, in milliseconds
+ * @asked: what the caller asked for, 0 for the default
+ * @dflt: the default (0: the module parameter's)
+ *
+ * Every deadline a caller gives is clamped to the parameter's range.
+ *
+ * Return: 1 .. 86400000.
+ */
+u32 encd_timeout_ms(u32 asked, u32 dflt)
 {
-	return clamp_t(u32, READ_ONCE(bootstrap_timeout_ms), 1, 24 * 3600 * 1000);
+	u32 t = asked ?: dflt ?: READ_ONCE(bootstrap_timeout_ms);
+
+	return clamp_t(u32, t, 1, TIMEOUT_MAX_MS);
 }
 
-/* World lifetime */
-
-static void world_destroy(struct encd_world *w)
+/**
+ * encd_allow_insecure_worlds() - what the administrator allowed
+ *
+ * Return: whether a world off loopback may form without a secret.
+ */
+bool encd_allow_insecure_worlds(void)
 {
+	return READ_ONCE(allow_insecure_worlds);
+}
+
+/**
+ * encd_rank_fail() - a rank's world failed for it
+ * @r: the rank; the caller holds its host's lock, if it has one
+ * @err: the negative errno its operations fail with
+ * @fmt: the sentence
+ *
+ * The first failure is the one kept.
+ *
+ * Return: @err.
+ */
+int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
+{
+	va_list args;
+
+	if (r->state != ENCD_RANK_FAILED) {
+		va_start(args, fmt);
+		vscnprintf(r->msg, sizeof(r->msg), fmt, args);
+		va_end(args);
+		r->err = err;
+		WRITE_ONCE(r->state, ENCD_RANK_FAILED);
+		list_del_init(&r->unsent);
+		wake_up_all(&r->wq);
+	}
+	return r->err;
+}
+
+static void rank_release(struct kref *ref)
+{
+	struct encd_rank *r = container_of(ref, struct encd_rank, ref);
 	unsigned int i;
 
 	for (i = 0; i < ENCD_MAX_COMM_N; i++)
-		encd_node_put(w->groups[i]);
-	encd_node_put(w->global_node);
-	for (i = 0; i < ENCD_MAX_STREAM_N; i++)
-		WARN_ON(!encd_pool_empty(&w->pools[i]));
-	encd_xport_destroy(&w->x);
-	kvfree(w->peers);
-	encd_gcomm_put(w->g);
-	kfree(w);
+		encd_node_put(r->groups[i]);
+	encd_node_put(r->global_node);
+	encd_host_put(r->host);
+	encd_gcomm_put(r->g);
+	mutex_destroy(&r->op_lock);
+	kfree(r);
 }
 
-static void world_publish(struct encd_gcomm *g, struct encd_world *w)
+static void rank_put(struct encd_rank *r)
 {
-	mutex_lock(&encd_pool_view_lock);
-	g->world = w;
-	mutex_unlock(&encd_pool_view_lock);
+	if (r)
+		kref_put(&r->ref, rank_release);
 }
 
-static struct encd_world *world_alloc(struct encd_gcomm *g, struct encd_file *owner,
-				     u32 timeout_ms)
+/* The rank on a comm, counted, or NULL. */
+static struct encd_rank *gcomm_rank(struct encd_gcomm *g)
 {
-	struct encd_world *w;
-	unsigned int i;
+	struct encd_rank *r;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
+	spin_lock(&g->rank_lock);
+	r = g->rank;
+	if (r)
+		kref_get(&r->ref);
+	spin_unlock(&g->rank_lock);
+	return r;
+}
+
+static struct encd_rank *rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
+				    u32 timeout_ms, u32 settings)
+{
+	struct encd_rank *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
 		return NULL;
-	w->g = encd_gcomm_get(g);
-	w->owner = owner;
-	w->timeout_ms = timeout_ms;
-	for (i = 0; i < ENCD_MAX_STREAM_N; i++)
-		encd_pool_init(&w->pools[i]);
-	w->x.err = w->err;
-	w->x.err_len = sizeof(w->err);
-	w->x.net = get_net(current->nsproxy->net_ns);
-	return w;
+	kref_init(&r->ref);
+	r->g = encd_gcomm_get(g);
+	r->owner = owner;
+	r->id = g->g_device_id;
+	r->settings = settings;
+	r->timeout_ms = timeout_ms;
+	mutex_init(&r->op_lock);
+	init_waitqueue_head(&r->wq);
+	INIT_LIST_HEAD(&r->unsent);
+	INIT_LIST_HEAD(&r->early);
+	xa_init(&r->attempts);
+	encd_pool_init(r);
+	r->state = ENCD_RANK_JOINING;
+	return r;
 }
 
 /*
- * Opens, before the world's bootstrap starts, every link the rank will send
- * on in it (its tree parent, hypercube children, ring successor, barrier
- * partners), so that the connects of all ranks overlap instead of adding a
- * round trip to each level of the trees.
+ * The rank this file has on @g, made if need be (SETUP). Made under the
+ * file's lock, after checking again that the file still holds the comm, so
+ * that a RELEASE racing with it either comes first (and this fails) or
+ * finds the rank and takes it down.
  */
-static int open_world_links(struct encd_world *w)
+static struct encd_rank *rank_for_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+					u32 timeout_ms, u32 settings)
 {
-	u32 r = w->x.rank, n = w->x.nranks, k;
-	u64 step;
-	int err = 0;
+	struct encd_file *file = ucmd->file;
+	struct encd_rank *r, *fresh;
 
-	if (n == 1)
-		return 0;
-	if (r && w->g->check_sigs)
-		err = encd_xport_link(&w->x, encd_tree_parent(r));
-	for (step = encd_cube_mask(r, n) >> 1; step && !err; step >>= 1)
-		if (encd_cube_send_ok(r, n, step))
-			err = encd_xport_link(&w->x, r + (u32)step);
-	for (k = 0; k < encd_ceil_log2(n) && !err; k++)
-		err = encd_xport_link(&w->x, encd_dissem_to(r, n, k));
-	return err;
+	r = gcomm_rank(g);
+	if (r)
+		goto check;
+	fresh = rank_alloc(g, file, timeout_ms, settings);
+	if (!fresh)
+		return ERR_PTR(encd_fail(ucmd, -ENOMEM, "Failed to allocate the world"));
+	mutex_lock(&file->lock);
+	if (!test_bit(encd_slot(g->nec_dev_id, g->ctx_id), file->held)) {
+		mutex_unlock(&file->lock);
+		rank_put(fresh);
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "This file does not hold the global comm of core %d context %u",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	spin_lock(&g->rank_lock);
+	r = g->rank;
+	if (!r) {
+		/* The comm's reference; the caller gets another. */
+		g->rank = fresh;
+		r = fresh;
+		fresh = NULL;
+	}
+	kref_get(&r->ref);
+	spin_unlock(&g->rank_lock);
+	mutex_unlock(&file->lock);
+	rank_put(fresh);
+check:
+	/* Another file may only hear that the world formed, as libnrt's idempotent setup. */
+	if (r->owner != file && READ_ONCE(r->state) != ENCD_RANK_FORMED) {
+		rank_put(r);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "The world of core %d context %u belongs to another process",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	return r;
 }
 
-/*
- * libnrt's enc_setup_global_comm_internal and its invariants: rendezvous,
- * then get_nccl_comm for the global replica group.
- */
-static int world_form(struct encd_world *w)
+/* The rank of this file on a comm, formed or not yet; or why not. */
+static struct encd_rank *owned_rank(struct encd_ucmd *ucmd, struct encd_gcomm *g)
 {
-	struct encd_gcomm *g = w->g;
-	struct encd_host_topology host;
-	struct sockaddr_storage root = {};
-	struct encd_peer_info self = {};
-	u8 zero_sig[ENCD_SIG_LEN] = {};
-	struct encd_node *node;
-	u32 n = g->g_device_cnt, i, *key;
-	bool hit;
+	struct encd_rank *r = gcomm_rank(g);
+
+	if (!r)
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
+					 g->nec_dev_id, g->ctx_id));
+	if (r->owner != ucmd->file) {
+		rank_put(r);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "The world of core %d context %u belongs to another process",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	return r;
+}
+
+/* The world key */
+
+static bool addr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ipv4_is_loopback(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		return ipv6_addr_loopback(a) ||
+		       (ipv6_addr_v4mapped(a) && ipv4_is_loopback(a->s6_addr32[3]));
+	}
+	return false;
+}
+
+static int world_key(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+		     const struct encd_setup_global_comm *cmd, struct encd_world_key *wk)
+{
+	u8 secret[ENCD_WORLD_SECRET_MAX];
+	enum encd_key_kind kind;
 	int err;
 
-	encd_xport_begin(&w->x, w->timeout_ms);
-	if (n > ENCD_WORLD_MAX)
-		return encd_xport_fail(&w->x, -EINVAL, "A world of %u ranks is larger than %u",
-				      n, ENCD_WORLD_MAX);
-	if (encd_xport_parse_addr(g->root_comm_id, &root) && n > 1)
-		return encd_xport_fail(&w->x, -EINVAL,
-				      "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
-				      g->root_comm_id);
-
-	encd_topology_get_host(&host);
-	memcpy(self.host_id, encd_host_id, sizeof(self.host_id));
-	self.pod_type = g->pod_type;
-	self.pod_node_id = g->pod_node_id;
-	self.pod_sz = g->pod_sz;
-	self.nec_dev = g->nec_dev_id;
-
-	w->rendezvous_start = ktime_get_boottime_ns();
-	err = encd_rendezvous(&w->x, &root, n, g->g_device_id, &self, &w->peers);
+	memset(wk, 0, sizeof(*wk));
+	wk->net = g->net;
+	wk->world_size = g->g_device_cnt;
+	wk->solo = (cmd->head.flags & ENCD_SETUP_FORCE_TCP) || !READ_ONCE(local_delivery) ?
+		   g->g_device_id : U32_MAX;
+	if (wk->world_size > ENCD_WORLD_MAX)
+		return encd_fail(ucmd, -EINVAL, "A world of %u ranks is larger than %u",
+				 wk->world_size, ENCD_WORLD_MAX);
+	if (encd_addr_parse(g->root_comm_id, &wk->root) && wk->world_size > 1)
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
+				 g->root_comm_id);
+	if (cmd->secret_len > sizeof(secret))
+		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
+				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
+	if (cmd->secret_len) {
+		if (copy_from_user(secret, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
+			return -EFAULT;
+		kind = ENCD_KEY_SECRET;
+	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
+		kind = ENCD_KEY_LOOPBACK;
+	} else if (encd_allow_insecure_worlds()) {
+		kind = ENCD_KEY_INSECURE;
+	} else {
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id %s is not a loopback address and the world has no secret: give every rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with allow_insecure_worlds=1",
+				 g->root_comm_id);
+	}
+	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
+	memzero_explicit(secret, sizeof(secret));
 	if (err)
-		return encd_xport_fail(&w->x, err, "rendezvous failed (%d)", err);
-	w->rendezvous_ns = ktime_get_boottime_ns() - w->rendezvous_start;
-
-	err = open_world_links(w);
-	if (err)
-		return err;
-
-	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL);
-	if (!key)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		key[i] = i;
-	node = encd_get_nccl_comm(w, key, n, g->g_device_id, 0, U32_MAX, zero_sig, &hit, &err);
-	kvfree(key);
-	if (!node)
-		return err;
-	w->global_node = node;
-
-	/* enc_setup_global_comm's invariants: the identity and the comm agree. */
-	if (WARN_ON(node->rank != g->g_device_id || node->rank_n != g->g_device_cnt))
-		return encd_xport_fail(&w->x, -EPROTO,
-				      "the global comm's rank %u of %u differs from its identity %u of %u",
-				      node->rank, node->rank_n, g->g_device_id, g->g_device_cnt);
+		return encd_fail(ucmd, err, "Cannot derive the world key (%d)", err);
 	return 0;
+}
+
+/* Waiting */
+
+/*
+ * Waits until @done, the rank's world fails or the rank is released, by
+ * the deadline; a signal ends the wait too.
+ *
+ * Return: 0, -ETIMEDOUT or -EINTR.
+ */
+#define rank_wait(r, deadline, done)						\
+({										\
+	long __left = (long)((deadline) - jiffies);				\
+	long __ret = __left <= 0 ? 0 :						\
+		wait_event_interruptible_timeout((r)->wq,			\
+			(done) || READ_ONCE((r)->released) ||			\
+			READ_ONCE((r)->state) == ENCD_RANK_FAILED, __left);	\
+	__ret > 0 || (done) ? 0 : __ret < 0 ? -EINTR : -ETIMEDOUT;		\
+})
+
+/* Why an operation of @r cannot go on; 0 when it can. */
+static int rank_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+{
+	if (r->released)
+		return encd_fail(ucmd, -ECONNABORTED,
+				 "rank %u: its global comm was released while the operation ran",
+				 r->id);
+	if (r->state == ENCD_RANK_FAILED)
+		return encd_fail(ucmd, r->err, "%s", r->msg);
+	return 0;
+}
+
+/* Why SETUP ended by its deadline or a signal, naming what was missing. */
+static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
+{
+	struct encd_host *h = r->host;
+	char missing[64], awaited[ENCD_MSG_MAX];
+
+	if (h->root && !h->rank_host) {
+		u32 got = encd_root_missing(h, missing, sizeof(missing));
+
+		return encd_fail(ucmd, err,
+				 "root: %u of %u ranks arrived before the wait ended (%s); missing: %s",
+				 got, h->wk.world_size,
+				 err == -ETIMEDOUT ? "timed out" : "interrupted", missing);
+	}
+	if (!h->rank_host)
+		return encd_fail(ucmd, err, "rank %u: no table of the world from the root at %pISpc: %s",
+				 r->id, &h->wk.root, err == -ETIMEDOUT ? "timed out" : "interrupted");
+	encd_engine_awaited(r->global_node, awaited, sizeof(awaited));
+	return encd_fail(ucmd, err, "%s: %s (rank %u, forming the world)", awaited,
+			 err == -ETIMEDOUT ? "timed out" : "interrupted", r->id);
 }
 
 /* ioctls */
 
-/*
- * Resolves (vnc, ctx_id), checks the file holds that comm and takes the
- * core's setup mutex; on success *@gp is a counted reference.
+/**
+ * encd_world_ioctl_setup() - ENCD_IOC_SETUP_GLOBAL_COMM
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
  */
-static int enter(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct encd_gcomm **gp)
-{
-	struct encd_gcomm *g;
-
-	g = encd_ucmd_get_gcomm(ucmd, vnc, ctx_id, ENCD_UCMD_HELD);
-	if (IS_ERR(g))
-		return PTR_ERR(g);
-	if (mutex_lock_interruptible(encd_setup_mutex(g->nec_dev_id))) {
-		encd_gcomm_put(g);
-		return -EINTR;
-	}
-	*gp = g;
-	return 0;
-}
-
-static void leave(struct encd_gcomm *g)
-{
-	mutex_unlock(encd_setup_mutex(g->nec_dev_id));
-	encd_gcomm_put(g);
-}
-
-static u32 timeout_of(u32 asked)
-{
-	return asked ?: encd_bootstrap_timeout_ms();
-}
-
-/* The world this file formed on @g, for the commands that use it; or an errno. */
-static int owned_world(struct encd_ucmd *ucmd, struct encd_gcomm *g, struct encd_world **wp)
-{
-	struct encd_world *w = g->world;
-
-	if (!w)
-		return encd_fail(ucmd, -ENOENT,
-				 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
-				 g->nec_dev_id, g->ctx_id);
-	if (w->owner != ucmd->file)
-		return encd_fail(ucmd, -EBUSY,
-				 "The world of core %d context %u belongs to another process",
-				 g->nec_dev_id, g->ctx_id);
-	*wp = w;
-	return 0;
-}
-
-static int world_secret(struct encd_ucmd *ucmd, struct encd_world *w,
-			const struct encd_setup_global_comm *cmd)
-{
-	u8 key[ENCD_WORLD_SECRET_MAX];
-	int err;
-
-	BUILD_BUG_ON(ENCD_WORLD_SECRET_MAX != ENCD_SECRET_MAX);
-	if (!cmd->secret_len)
-		return 0;
-	if (cmd->secret_len > sizeof(key))
-		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
-				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
-	if (copy_from_user(key, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
-		return -EFAULT;
-	err = encd_xport_set_secret(&w->x, key, cmd->secret_len);
-	memzero_explicit(key, sizeof(key));
-	if (err)
-		return encd_fail(ucmd, err, "Cannot key HMAC-SHA256 with the world secret (%d)",
-				 err);
-	return 0;
-}
-
 int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 {
 	struct encd_setup_global_comm *cmd = ucmd->cmd;
+	struct encd_world_key wk;
+	unsigned long deadline;
 	struct encd_gcomm *g;
-	struct encd_world *w;
+	struct encd_rank *r;
+	struct encd_host *h;
+	u32 settings;
 	int err;
 
 	if (cmd->__reserved || cmd->__reserved2)
 		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-
-	w = g->world;
-	cmd->out_flags = 0;
-	if (!w) {
-		w = world_alloc(g, ucmd->file, timeout_of(cmd->timeout_ms));
-		if (!w) {
-			err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the world");
-			goto out;
-		}
-		err = world_secret(ucmd, w, cmd);
-		if (err) {
-			world_destroy(w);
-			goto out;
-		}
-		/* Published while it forms, so that netlink shows its nodes. */
-		world_publish(g, w);
-		err = world_form(w);
-		if (err) {
-			encd_fail(ucmd, err, "%s", w->err[0] ? w->err : "world formation failed");
-			world_publish(g, NULL);
-			world_destroy(w);
-			goto out;
-		}
-		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
-		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
-		pr_debug("rank %u of %u: world formed\n", g->g_device_id, g->g_device_cnt);
+	g = encd_ucmd_get_gcomm(ucmd, cmd->vnc, cmd->ctx_id, ENCD_UCMD_HELD);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	settings = (g->check_sigs ? ENCD_WIRE_CHECK_SIGS : 0) |
+		   (cmd->head.flags & ENCD_SETUP_SIG_ALL_GROUPS ? ENCD_WIRE_SIG_ALL_GROUPS : 0);
+	r = rank_for_setup(ucmd, g, encd_timeout_ms(cmd->timeout_ms, 0), settings);
+	if (IS_ERR(r)) {
+		err = PTR_ERR(r);
+		goto out_g;
 	}
-	cmd->rank = w->global_node->rank;
-	cmd->rank_n = w->global_node->rank_n;
-	memcpy(cmd->phase_ns, w->global_node->phase_ns, sizeof(cmd->phase_ns));
-	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
-out:
-	leave(g);
+	deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms, r->timeout_ms));
+	cmd->out_flags = 0;
+
+	if (READ_ONCE(r->state) == ENCD_RANK_JOINING) {
+		err = world_key(ucmd, g, cmd, &wk);
+		if (err) {
+			/* Nothing of the world exists yet: the next SETUP may do better. */
+			goto out_r;
+		}
+		mutex_lock(&r->op_lock);
+		while (READ_ONCE(r->state) == ENCD_RANK_JOINING && !READ_ONCE(r->released)) {
+			h = encd_host_find(&wk);
+			if (IS_ERR(h)) {
+				err = encd_fail(ucmd, PTR_ERR(h), "Cannot make this host's agent (%ld)",
+						PTR_ERR(h));
+				break;
+			}
+			err = encd_host_register(h, r);
+			/* Released meanwhile: a host made for it alone must go too. */
+			if (err == -ECONNABORTED)
+				encd_host_leave(h, r);
+			encd_host_put(h);
+			if (err != -EAGAIN)
+				break;
+		}
+		mutex_unlock(&r->op_lock);
+		memzero_explicit(&wk, sizeof(wk));
+		if (READ_ONCE(r->released)) {
+			err = rank_broken(ucmd, r);
+			goto out_r;
+		}
+		if (err && err != -EAGAIN && r->state != ENCD_RANK_FAILED)
+			goto out_r;
+		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
+	}
+
+	err = rank_wait(r, deadline, READ_ONCE(r->state) != ENCD_RANK_REGISTERED);
+	h = r->host;
+	if (h)
+		mutex_lock(&h->lock);
+	if (!err)
+		err = rank_broken(ucmd, r);
+	else if (!rank_broken(ucmd, r) && h)
+		setup_gave_up(ucmd, r, err);
+	if (!err) {
+		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
+		cmd->rank = r->global_node->brank;
+		cmd->rank_n = r->global_node->rank_n;
+		memcpy(cmd->phase_ns, r->global_node->phase_ns, sizeof(cmd->phase_ns));
+		cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
+	} else {
+		cmd->out_flags = 0;
+	}
+	if (h)
+		mutex_unlock(&h->lock);
+	if (!err && WARN_ON(cmd->rank != g->g_device_id || cmd->rank_n != g->g_device_cnt))
+		err = encd_fail(ucmd, -EPROTO,
+				"the global comm's rank %u of %u differs from its identity %u of %u",
+				cmd->rank, cmd->rank_n, g->g_device_id, g->g_device_cnt);
+out_r:
+	rank_put(r);
+out_g:
+	encd_gcomm_put(g);
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -292,9 +438,14 @@ struct encd_group_req {
 	u32 *key;
 };
 
-static int copy_groups(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct encd_group_req *req,
-		       u32 *n)
+/*
+ * The program's groups, signed with the world's flags (signing it now if
+ * it never was, or was signed otherwise), and sealed: PARSE -> LOADED.
+ */
+static int copy_groups(struct encd_ucmd *ucmd, struct encd_rank *r, u32 vnc, u32 ctx_id,
+		       struct encd_group_req *req, u32 *n)
 {
+	u32 flags = r->settings & ENCD_WIRE_SIG_ALL_GROUPS ? ENCD_SIG_ALL_GROUPS : 0;
 	struct encd_file *file = ucmd->file;
 	struct encd_program *prog;
 	u32 i;
@@ -307,25 +458,30 @@ static int copy_groups(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct encd_
 	if (err)
 		goto out;
 	if (prog->state == ENCD_PROGRAM_PARSE) {
-		if (!prog->is_signed)
-			err = encd_program_sign(ucmd, prog, 0);
+		if (!prog->is_signed || prog->sig_flags != flags)
+			err = encd_program_sign(ucmd, prog, flags);
 		if (!err)
 			err = encd_program_seal(ucmd, prog);
 		if (err)
 			goto out;
+	} else if (prog->sig_flags != flags) {
+		err = encd_fail(ucmd, -EINVAL,
+				"The program on core %u context %u was signed with flags 0x%x, its world validates signatures made with 0x%x",
+				vnc, ctx_id, prog->sig_flags, flags);
+		goto out;
 	}
 	for (i = 0; i < prog->n_groups; i++) {
 		const struct encd_replica_group *rg = &prog->groups[i];
-		struct encd_group_req *r = &req[i];
+		struct encd_group_req *q = &req[i];
 
-		r->group_id = rg->group_id;
-		r->rank_n = rg->rank_n;
-		r->rank = rg->bootstrap_rank;
-		r->stream_id = rg->stream_id;
-		r->num_ops = rg->num_ops;
-		memcpy(r->sig, rg->signature, ENCD_SIG_LEN);
-		r->key = encd_kvmemdup(rg->bootstrap_participants.id, rg->rank_n * sizeof(u32));
-		if (!r->key) {
+		q->group_id = rg->group_id;
+		q->rank_n = rg->rank_n;
+		q->rank = rg->bootstrap_rank;
+		q->stream_id = rg->stream_id;
+		q->num_ops = rg->num_ops;
+		memcpy(q->sig, rg->signature, ENCD_SIG_LEN);
+		q->key = encd_kvmemdup(rg->bootstrap_participants.id, rg->rank_n * sizeof(u32));
+		if (!q->key) {
 			err = encd_fail(ucmd, -ENOMEM, "out of memory");
 			goto out;
 		}
@@ -336,13 +492,122 @@ out:
 	return err;
 }
 
+/* get_nccl_comm for one group: from the pool, or a bootstrap to wait for. */
+static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_group_req *q,
+		      unsigned long deadline, bool *hit)
+{
+	struct encd_host *h = r->host;
+	char awaited[ENCD_MSG_MAX];
+	struct encd_node *node;
+	int err;
+
+	mutex_lock(&h->lock);
+	err = rank_broken(ucmd, r);
+	if (err)
+		goto unlock;
+	node = encd_pool_find(r, q->stream_id, q->key, q->rank_n);
+	*hit = node;
+	if (!node) {
+		node = encd_node_alloc(r, q->stream_id, q->key, q->rank_n, q->rank, q->group_id);
+		if (!node) {
+			err = encd_fail(ucmd, -ENOMEM, "failed to allocate a comm node");
+			goto unlock;
+		}
+		encd_engine_node_start(h, node, q->sig, r->settings & ENCD_WIRE_CHECK_SIGS);
+		encd_host_run(h);
+	} else {
+		node->hits++;
+	}
+	mutex_unlock(&h->lock);
+
+	err = rank_wait(r, deadline, READ_ONCE(node->state) == ENCD_NODE_READY ||
+			READ_ONCE(node->state) == ENCD_NODE_FAILED);
+
+	mutex_lock(&h->lock);
+	if (node->state == ENCD_NODE_FAILED) {
+		err = encd_fail(ucmd, node->err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				q->stream_id, q->group_id, node->msg);
+	} else if (rank_broken(ucmd, r)) {
+		err = encd_fail(ucmd, r->released ? -ECONNABORTED : r->err,
+				"failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				q->stream_id, q->group_id, r->released ? "the comm was released" : r->msg);
+	} else if (err) {
+		encd_engine_awaited(node, awaited, sizeof(awaited));
+		encd_fail(ucmd, err, "failed to init NCCL comm stream_id:%u group_id:%u: %s: %s",
+			  q->stream_id, q->group_id, awaited,
+			  err == -ETIMEDOUT ? "timed out" : "interrupted");
+	} else {
+		if (r->groups[q->group_id]) {
+			r->groups[q->group_id]->groups &= ~BIT(q->group_id);
+			encd_node_put(r->groups[q->group_id]);
+		}
+		r->groups[q->group_id] = encd_node_get(node);
+		node->groups |= BIT(q->group_id);
+		/* As libnrt: only a group with ops is its comm's op target. */
+		r->bound[q->group_id] = q->num_ops > 0;
+	}
+	mutex_unlock(&h->lock);
+	encd_node_put(node);
+	return err;
+unlock:
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/* The rank of a formed world this file owns on (vnc, ctx), op_lock taken. */
+static struct encd_rank *enter(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id,
+			       struct encd_gcomm **gp)
+{
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+
+	g = encd_ucmd_get_gcomm(ucmd, vnc, ctx_id, ENCD_UCMD_HELD);
+	if (IS_ERR(g))
+		return ERR_CAST(g);
+	r = owned_rank(ucmd, g);
+	if (IS_ERR(r))
+		goto fail;
+	if (READ_ONCE(r->state) != ENCD_RANK_FORMED || !r->host) {
+		rank_put(r);
+		r = ERR_PTR(encd_fail(ucmd, -ENOENT,
+				      "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
+				      g->nec_dev_id, g->ctx_id));
+		goto fail;
+	}
+	if (mutex_lock_interruptible(&r->op_lock)) {
+		rank_put(r);
+		r = ERR_PTR(-EINTR);
+		goto fail;
+	}
+	*gp = g;
+	return r;
+fail:
+	encd_gcomm_put(g);
+	return r;
+}
+
+static void leave(struct encd_gcomm *g, struct encd_rank *r)
+{
+	mutex_unlock(&r->op_lock);
+	rank_put(r);
+	encd_gcomm_put(g);
+}
+
+/**
+ * encd_world_ioctl_init_groups() - ENCD_IOC_INIT_REPLICA_GROUPS
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
 int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd)
 {
 	struct encd_init_replica_groups *cmd = ucmd->cmd;
 	struct encd_group_req *req;
+	unsigned long deadline;
 	struct encd_gcomm *g;
-	struct encd_world *w;
+	struct encd_rank *r;
 	u32 n = 0, i;
+	bool hit;
 	int err;
 
 	if (cmd->__reserved)
@@ -350,13 +615,12 @@ int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd)
 	req = kcalloc(ENCD_MAX_COMM_N, sizeof(*req), GFP_KERNEL);
 	if (!req)
 		return -ENOMEM;
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r)) {
+		err = PTR_ERR(r);
 		goto out_free;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	err = copy_groups(ucmd, cmd->vnc, cmd->ctx_id, req, &n);
+	}
+	err = copy_groups(ucmd, r, cmd->vnc, cmd->ctx_id, req, &n);
 	if (err)
 		goto out;
 
@@ -364,45 +628,32 @@ int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd)
 	cmd->n_new = 0;
 	cmd->n_hits = 0;
 	for (i = 0; i < n; i++) {
-		struct encd_group_req *r = &req[i];
-		struct encd_node *node;
-		bool hit;
+		struct encd_group_req *q = &req[i];
 
 		/* program.c validated these; the pools and tables rely on it. */
-		if (WARN_ON_ONCE(r->group_id >= ENCD_MAX_COMM_N ||
-				 r->stream_id >= ENCD_MAX_STREAM_N || r->rank >= r->rank_n)) {
-			err = encd_fail(ucmd, -EINVAL, "group %u is malformed", r->group_id);
+		if (WARN_ON_ONCE(q->group_id >= ENCD_MAX_COMM_N ||
+				 q->stream_id >= ENCD_MAX_STREAM_N || q->rank >= q->rank_n)) {
+			err = encd_fail(ucmd, -EINVAL, "group %u is malformed", q->group_id);
 			goto out;
 		}
-		if (r->key[r->rank] != g->g_device_id) {
+		if (q->key[q->rank] != g->g_device_id) {
 			err = encd_fail(ucmd, -EINVAL,
 					"group %u: bootstrap participant %u is global device %u, not this rank (%u)",
-					r->group_id, r->rank, r->key[r->rank], g->g_device_id);
+					q->group_id, q->rank, q->key[q->rank], g->g_device_id);
 			goto out;
 		}
-		encd_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
-		node = encd_get_nccl_comm(w, r->key, r->rank_n, r->rank, r->stream_id,
-					 r->group_id, r->sig, &hit, &err);
-		if (!node) {
-			encd_fail(ucmd, err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
-				  r->stream_id, r->group_id, w->err);
+		deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms,
+								      r->timeout_ms));
+		err = init_group(ucmd, r, q, deadline, &hit);
+		if (err)
 			goto out;
-		}
 		if (hit)
 			cmd->n_hits++;
 		else
 			cmd->n_new++;
-		if (w->groups[r->group_id]) {
-			w->groups[r->group_id]->groups &= ~BIT(r->group_id);
-			encd_node_put(w->groups[r->group_id]);
-		}
-		w->groups[r->group_id] = node;
-		node->groups |= BIT(r->group_id);
-		/* As libnrt: only a group with ops is its comm's op target. */
-		w->bound[r->group_id] = r->num_ops > 0;
 	}
 out:
-	leave(g);
+	leave(g, r);
 out_free:
 	for (i = 0; i < n; i++)
 		kvfree(req[i].key);
@@ -410,56 +661,147 @@ out_free:
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_world *w, u32 group_id)
+static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r, u32 group_id)
 {
 	if (group_id == ENCD_GROUP_GLOBAL)
-		return w->global_node;
-	if (group_id < ENCD_MAX_COMM_N && w->groups[group_id])
-		return w->groups[group_id];
+		return r->global_node;
+	if (group_id < ENCD_MAX_COMM_N && r->groups[group_id])
+		return r->groups[group_id];
 	encd_fail(ucmd, -ENOENT, "Replica group %u has no comm: call enc_init_replica_groups",
 		  group_id);
 	return NULL;
 }
 
+/*
+ * Why a formed rank's barrier cannot go on: it left, or its world failed
+ * after it formed (a formed rank keeps its state; its host has the world's
+ * sentence). The caller holds the host's lock.
+ */
+static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+{
+	struct encd_host *h = r->host;
+
+	return rank_broken(ucmd, r) ?:
+	       (h->state == ENCD_HOST_FAILED ? encd_fail(ucmd, h->failure_err, "%s", h->failure) : 0);
+}
+
+/* The local barrier: arrive, wait for the rest of the group's local ranks. */
+static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			 unsigned long deadline)
+{
+	struct encd_host *h = r->host;
+	u32 arrived, n;
+	int err, broken;
+
+	mutex_lock(&h->lock);
+	err = barrier_broken(ucmd, r);
+	if (!err)
+		encd_lbarrier_arrive(node);
+	encd_host_run(h);
+	mutex_unlock(&h->lock);
+	if (err)
+		return err;
+	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
+	mutex_lock(&h->lock);
+	if (!node->lb_waiting || encd_lbarrier_withdraw(node)) {
+		err = 0;
+	} else {
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			encd_lbarrier_counts(node, &arrived, &n);
+			encd_fail(ucmd, err, "local barrier of group %d: %u of %u local ranks arrived: %s",
+				  node->global ? -1 : (int)node->group_id, arrived + 1, n,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
+	}
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/* The group barrier: dissemination over the comm, moved on by the module. */
+static int group_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			 unsigned long deadline)
+{
+	struct encd_host *h = r->host;
+	char awaited[96];
+	int err, broken;
+
+	mutex_lock(&h->lock);
+	err = barrier_broken(ucmd, r);
+	if (!err)
+		encd_gbarrier_start(h, node);
+	encd_host_run(h);
+	mutex_unlock(&h->lock);
+	if (err)
+		return err;
+	err = rank_wait(r, deadline, !READ_ONCE(node->bar.active) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
+	mutex_lock(&h->lock);
+	if (!node->bar.active && !node->bar.err) {
+		err = 0;
+	} else {
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			err = err ?: node->bar.err;
+			encd_gbarrier_awaited(node, awaited, sizeof(awaited));
+			encd_gbarrier_stop(node, err);
+			encd_fail(ucmd, err, "barrier of group %d: waiting for %s: %s",
+				  node->global ? -1 : (int)node->group_id, awaited,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
+	}
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/**
+ * encd_world_ioctl_barrier() - ENCD_IOC_COMM_BARRIER
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
 int encd_world_ioctl_barrier(struct encd_ucmd *ucmd)
 {
 	struct encd_comm_barrier *cmd = ucmd->cmd;
-	struct encd_gcomm *g;
+	unsigned long deadline;
 	struct encd_node *node;
-	struct encd_world *w;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
 	u64 t;
 	int err;
 
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	node = group_node(ucmd, w, cmd->group_id);
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	node = group_node(ucmd, r, cmd->group_id);
 	if (!node) {
 		err = -ENOENT;
 		goto out;
 	}
 	t = ktime_get_ns();
-	encd_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
-	if (cmd->head.flags & ENCD_BARRIER_LOCAL) {
-		err = encd_lbarrier_wait(node->lb, w->x.deadline);
-		if (err)
-			encd_fail(ucmd, err, "local barrier of group %d: %s", (int)cmd->group_id,
-				  err == -ETIMEDOUT ? "timed out" : "interrupted");
-	} else {
-		err = encd_group_barrier(node);
-		if (err)
-			encd_fail(ucmd, err, "barrier of group %d: %s", (int)cmd->group_id, w->err);
-	}
+	deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms, r->timeout_ms));
+	if (cmd->head.flags & ENCD_BARRIER_LOCAL)
+		err = local_barrier(ucmd, r, node, deadline);
+	else
+		err = group_barrier(ucmd, r, node, deadline);
 	cmd->duration_ns = ktime_get_ns() - t;
 out:
-	leave(g);
+	leave(g, r);
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-u32 encd_wire_type_uapi(u16 type)
+/**
+ * encd_wire_type_uapi() - the uapi's name of a message type, for counters
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ *
+ * Return: enum encd_msg_type, or 0.
+ */
+u32 encd_wire_type_uapi(u8 type)
 {
 	switch (type) {
 	case ENCD_WIRE_SIG:
@@ -475,39 +817,45 @@ u32 encd_wire_type_uapi(u16 type)
 	}
 }
 
+/**
+ * encd_world_ioctl_node_info() - ENCD_IOC_NODE_INFO
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 {
 	struct encd_node_info *cmd = ucmd->cmd;
-	struct encd_gcomm *g;
 	struct encd_node *node;
-	struct encd_world *w;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+	struct encd_host *h;
 	unsigned int i;
-	int err;
+	int err = 0;
 
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	node = group_node(ucmd, w, cmd->group_id);
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	h = r->host;
+	mutex_lock(&h->lock);
+	node = group_node(ucmd, r, cmd->group_id);
 	if (!node) {
 		err = -ENOENT;
 		goto out;
 	}
-	cmd->rank = node->rank;
+	cmd->rank = node->brank;
 	cmd->rank_n = node->rank_n;
 	cmd->stream_id = node->stream_id;
-	cmd->refcnt = kref_read(&node->ref);
+	cmd->refcnt = encd_node_users(node);
 	cmd->state = node->state;
 	cmd->local_n = node->local_n;
 	cmd->groups = node->groups;
 	cmd->out_flags = (node->global ? ENCD_NODE_OUT_GLOBAL : 0) |
-			 (cmd->group_id < ENCD_MAX_COMM_N && w->bound[cmd->group_id] ?
+			 (cmd->group_id < ENCD_MAX_COMM_N && r->bound[cmd->group_id] ?
 			  ENCD_NODE_OUT_BOUND : 0);
 	cmd->hits = node->hits;
 	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
-	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
+	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
 	cmd->n_counters = node->stats.n;
 	for (i = 0; i < node->stats.n; i++) {
 		cmd->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
@@ -515,45 +863,98 @@ int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 		cmd->counters[i].tx = node->stats.c[i].tx;
 		cmd->counters[i].rx = node->stats.c[i].rx;
 	}
-	if (w->mismatch.valid) {
+	if (r->mismatch.valid) {
 		cmd->mismatch.valid = 1;
-		cmd->mismatch.group_id = w->mismatch.group_id;
-		cmd->mismatch.child_rank = w->mismatch.child_rank;
-		cmd->mismatch.child_g_device_id = w->mismatch.child_g_device_id;
-		memcpy(cmd->mismatch.local_sig, w->mismatch.local_sig, ENCD_SIG_LEN);
-		memcpy(cmd->mismatch.child_sig, w->mismatch.child_sig, ENCD_SIG_LEN);
+		cmd->mismatch.group_id = r->mismatch.group_id;
+		cmd->mismatch.child_rank = r->mismatch.child_rank;
+		cmd->mismatch.child_g_device_id = r->mismatch.child_g_device_id;
+		memcpy(cmd->mismatch.local_sig, r->mismatch.local_sig, ENCD_SIG_LEN);
+		memcpy(cmd->mismatch.child_sig, r->mismatch.child_sig, ENCD_SIG_LEN);
 	}
 out:
-	leave(g);
+	mutex_unlock(&h->lock);
+	leave(g, r);
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
+/**
+ * encd_world_release() - a file lets go of a comm: its rank leaves, now
+ * @file: the file
+ * @nec_dev: the comm's core
+ * @ctx_id: its context
+ *
+ * Never waits for the network or for an operation in progress: the rank
+ * leaves its host (which fails the world for its peers and wakes every
+ * waiter) and the rank is freed by whoever holds it last.
+ */
 void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
 {
-	struct encd_gcomm *g;
-	struct encd_world *w = NULL;
+	struct encd_gcomm *g = encd_get_global_comm(nec_dev, ctx_id);
+	struct encd_rank *r = NULL;
 
-	/* Not interruptible: the file is going, its world must go with it. */
-	mutex_lock(encd_setup_mutex(nec_dev));
-	g = encd_get_global_comm(nec_dev, ctx_id);
-	if (g && g->world && g->world->owner == file) {
-		w = g->world;
-		world_publish(g, NULL);
-		WRITE_ONCE(g->state, ENCD_GCOMM_BUILT);
+	if (!g)
+		return;
+	spin_lock(&g->rank_lock);
+	if (g->rank && g->rank->owner == file) {
+		r = g->rank;
+		g->rank = NULL;
 	}
-	if (w)
-		world_destroy(w);
-	mutex_unlock(encd_setup_mutex(nec_dev));
+	spin_unlock(&g->rank_lock);
+	if (r) {
+		WRITE_ONCE(r->released, true);
+		WRITE_ONCE(g->state, ENCD_GCOMM_BUILT);
+		/* Pairs with encd_host_register(): one of us sees the other. */
+		smp_mb();
+		if (READ_ONCE(r->host))
+			encd_host_leave(r->host, r);
+		wake_up_all(&r->wq);
+		rank_put(r);
+	}
 	encd_gcomm_put(g);
 }
 
-int encd_world_init(void)
+/**
+ * encd_gcomm_rank_walk() - snapshots of the comm nodes of a comm's rank
+ * @g: the comm
+ * @pos: the node to start at (counted from 0); advanced past each one put
+ * @fn: called with each node, under its host's lock; stops the walk on error
+ * @arg: for @fn
+ *
+ * Return: @fn's first error, or 0.
+ */
+int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
+			 int (*fn)(void *arg, struct encd_node *node), void *arg)
 {
-	get_random_bytes(encd_host_id, sizeof(encd_host_id));
-	return 0;
-}
+	struct encd_rank *r = gcomm_rank(g);
+	struct encd_node *node;
+	unsigned long idx = 0;
+	unsigned int s, bkt;
+	int err = 0;
 
-void encd_world_exit(void)
-{
-	encd_barrier_exit();
+	if (!r)
+		return 0;
+	if (!r->host)
+		goto out;
+	mutex_lock(&r->host->lock);
+	if (r->global_node && idx++ >= *pos) {
+		err = fn(arg, r->global_node);
+		if (err)
+			goto unlock;
+		(*pos)++;
+	}
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
+		hash_for_each(r->pools[s].table, bkt, node, hnode) {
+			if (idx++ < *pos)
+				continue;
+			err = fn(arg, node);
+			if (err)
+				goto unlock;
+			(*pos)++;
+		}
+	}
+unlock:
+	mutex_unlock(&r->host->lock);
+out:
+	rank_put(r);
+	return err;
 }
