@@ -81,8 +81,8 @@ static const struct genl_multicast_group encd_nl_mcgrps[] = {
 /* A node's first node-get message: the event's and refcnt, offset, counters */
 #define NL_NODE_DUMP_MAX	(NLMSG_HDRLEN + NL_NODE_EVENT_MAX + 2 * NL_ATTR(4) + \
 				 NL_PARTICIPANTS_MAX + ENCD_COUNTERS_MAX * NL_COUNTER_MAX)
-/* A comm: 15 u32s and s32s, 3 u64s, the root, check-sigs, the error */
-#define NL_GCOMM_MAX		(GENL_HDRLEN + 15 * NL_ATTR(4) + 3 * NL_ATTR_U64 + \
+/* A comm: 15 u32s and s32s, 4 u64s, the root, check-sigs, the error */
+#define NL_GCOMM_MAX		(GENL_HDRLEN + 15 * NL_ATTR(4) + 4 * NL_ATTR_U64 + \
 				 NL_ATTR(ENCD_ROOT_COMM_ID_MAX) + NL_ATTR(0) + NL_ERROR_MAX)
 
 /* Where a dump is, and what it was asked for; lives in cb->ctx. */
@@ -238,6 +238,16 @@ static int nl_put_last_error(struct sk_buff *skb, const struct encd_gcomm *g)
 	return nl_put_error(skb, ENCD_A_GCOMM_ERROR, &e);
 }
 
+/* Only a comm whose rank has a host agent has the host's count. */
+static int nl_put_host_tx_bytes(struct sk_buff *skb, struct encd_gcomm *g)
+{
+	u64 bytes;
+
+	if (!encd_gcomm_host_tx_bytes(g, &bytes))
+		return 0;
+	return nla_put_u64_64bit(skb, ENCD_A_GCOMM_HOST_TX_BYTES, bytes, ENCD_A_GCOMM_PAD);
+}
+
 static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 {
 	if (nla_put_u32(skb, ENCD_A_GCOMM_NEC_DEV, g->nec_dev_id) ||
@@ -261,6 +271,7 @@ static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 	    nla_put_u32(skb, ENCD_A_GCOMM_STATE, READ_ONCE(g->state)) ||
 	    nla_put_u64_64bit(skb, ENCD_A_GCOMM_CREATED, g->created_ns, ENCD_A_GCOMM_PAD) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_NETNS_INO, g->net->ns.inum) ||
+	    nl_put_host_tx_bytes(skb, g) ||
 	    nl_put_last_error(skb, g))
 		return -EMSGSIZE;
 	return 0;

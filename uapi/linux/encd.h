@@ -642,6 +642,10 @@ struct encd_program_seal {
  *	ENCD_A_GCOMM_PHASE		nest, repeated: ENCD_A_PHASE_*
  *	ENCD_A_GCOMM_ERROR		nest: ENCD_A_ERROR_*, the last failure of a
  *					bootstrap on it, until its world forms again
+ *	ENCD_A_GCOMM_HOST_TX_BYTES	u64, the bytes the host agent of its rank
+ *					sent on its links (whole frames); shared
+ *					by the comms of a world in one namespace;
+ *					absent without a registered rank
  *
  * ENCD_NL_CMD_NODE_GET
  *   dump: every comm node, by global comm then stream; ENCD_A_NODE_NEC_DEV,
