@@ -43,7 +43,7 @@ static const struct nla_policy encd_topo_set_nl_policy[ENCD_A_TOPO_VIRTUAL_SERVE
 };
 
 /* Ops table for encd */
-const struct genl_split_ops encd_nl_ops[6] = {
+const struct genl_split_ops encd_nl_ops[7] = {
 	{
 		.cmd		= ENCD_NL_CMD_GCOMM_GET,
 		.doit		= encd_nl_gcomm_get_doit,
@@ -83,6 +83,11 @@ const struct genl_split_ops encd_nl_ops[6] = {
 		.cmd	= ENCD_NL_CMD_VCORE_GET,
 		.dumpit	= encd_nl_vcore_get_dumpit,
 		.flags	= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd	= ENCD_NL_CMD_MODULE_GET,
+		.doit	= encd_nl_module_get_doit,
+		.flags	= GENL_CMD_CAP_DO,
 	},
 };
 

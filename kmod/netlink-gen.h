@@ -16,7 +16,7 @@
 #include <linux/encd.h>
 
 /* Ops table for encd */
-extern const struct genl_split_ops encd_nl_ops[6];
+extern const struct genl_split_ops encd_nl_ops[7];
 
 int encd_nl_gcomm_get_start(struct netlink_callback *cb);
 int encd_nl_node_get_start(struct netlink_callback *cb);
@@ -27,6 +27,7 @@ int encd_nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	ENCD_NLGRP_EVENTS,

@@ -684,6 +684,31 @@ int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/**
+ * encd_nl_module_get_doit() - ENCD_NL_CMD_MODULE_GET: the settings of every world
+ * @skb: the request
+ * @info: its attributes (none)
+ *
+ * Return: 0 once the reply is sent, or a negative errno.
+ */
+int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &encd_family, 0, ENCD_NL_CMD_MODULE_GET);
+	if (!hdr ||
+	    nla_put_u8(msg, ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, encd_allow_insecure_worlds())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
 /* Multicasts @skb to the listeners of @net, the comm's namespace. */
 static void nl_multicast(struct sk_buff *skb, struct net *net)
 {

@@ -606,7 +606,8 @@ struct encd_program_seal {
  *
  * Each command's messages use one attribute set: ENCD_A_GCOMM_* for the
  * gcomm commands, ENCD_A_NODE_* for the node commands, ENCD_A_TOPO_* and
- * ENCD_A_VCORE_* for the topology. Requests are validated strictly: an
+ * ENCD_A_VCORE_* for the topology, ENCD_A_MODULE_* for the module's
+ * settings. Requests are validated strictly: an
  * attribute the command does not know, one of the wrong size, a value out of
  * range or a missing one fails with EINVAL (ERANGE for a value out of range)
  * and an extended ack that names the attribute (NLMSGERR_ATTR_OFFS, or
@@ -679,6 +680,10 @@ struct encd_program_seal {
  * ENCD_NL_CMD_VCORE_GET
  *   dump: every virtual core, in vnc order: ENCD_A_VCORE_VNC, NEC_DEV,
  *   MLA_IDX, HOST_DEVICE_ID, ROUTING_ID and VTPB_IDX.
+ * ENCD_NL_CMD_MODULE_GET
+ *   do: ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, u8: 1 when the module
+ *   parameter allow_insecure_worlds is set now (a root off loopback may
+ *   form a world without a secret), else 0.
  *
  * Dumps are split across as many messages as they need. Each part reads the
  * registry's generation; when it changed since the part before (a comm was
