@@ -70,6 +70,9 @@ void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g)
 	g->state = encctl_attr_u32(tb[ENCD_A_GCOMM_STATE], 0);
 	g->created_ns = encctl_attr_u64(tb[ENCD_A_GCOMM_CREATED], 0);
 	g->netns_ino = encctl_attr_u32(tb[ENCD_A_GCOMM_NETNS_INO], 0);
+	g->has_host_tx = tb[ENCD_A_GCOMM_HOST_TX_BYTES] &&
+			 !mnl_attr_validate(tb[ENCD_A_GCOMM_HOST_TX_BYTES], MNL_TYPE_U64);
+	g->host_tx_bytes = encctl_attr_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES], 0);
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
 		if (mnl_attr_get_type(attr) == ENCD_A_GCOMM_PHASE)
 			encctl_phase_add(&g->phases, attr);
@@ -365,6 +368,14 @@ void encctl_node_print(const char *key, const struct encctl_node *n, const char 
 	print_close();
 }
 
+void encctl_host_tx_print(const struct encctl_gcomm *g, const char *fmt)
+{
+	if (g->has_host_tx)
+		print_uint(PRINT_ANY, "host_tx_bytes", fmt, g->host_tx_bytes);
+	else
+		print_null("host_tx_bytes");
+}
+
 void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool nodes)
 {
 	char buf[32];
@@ -393,7 +404,9 @@ void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool node
 	print_uint(PRINT_JSON, "created_ns", NULL, g->created_ns);
 	print_string(PRINT_FP, NULL, " age %s",
 		     print_duration(encctl_age_ns(g->created_ns), buf, sizeof(buf)));
-	print_uint(PRINT_ANY, "netns_ino", " netns %llu\n", g->netns_ino);
+	print_uint(PRINT_ANY, "netns_ino", " netns %llu", g->netns_ino);
+	encctl_host_tx_print(g, " host-tx-bytes %llu");
+	print_text("\n");
 	if (g->phases.n || print_json()) {
 		print_text("    world");
 		encctl_phases_print(&g->phases);
