@@ -72,8 +72,8 @@ static void print_host(const struct encctl_topo *topo, bool allow_insecure, unsi
 	print_close();
 	print_bool(PRINT_JSON, "allow_insecure_worlds", NULL, allow_insecure);
 	if (allow_insecure)
-		print_text("encd: WARNING: loaded with allow_insecure_worlds=1: a world whose root is "
-			   "not on loopback may form without a secret, unauthenticated\n");
+		print_text("encd: WARNING: allow_insecure_worlds=1: a world whose root is not "
+			   "on loopback may form without a secret, unauthenticated\n");
 	if (!n_comms)
 		print_text("no global comms\n");
 	else
