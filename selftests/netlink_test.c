@@ -6,7 +6,9 @@
  * dumps of every comm of 256 cores, dumps racing builds and teardowns,
  * events, privileges, network namespaces, extended acks for malformed
  * requests, encctl's JSON (status, comm show, monitor -j) against the
- * library, and a world of 256 ranks whose nodes each take several messages.
+ * library, the module's settings (allow_insecure_worlds) as MODULE_GET and
+ * encctl status say them, and a world of 256 ranks whose nodes each take
+ * several messages and whose one host agent sent nothing.
  *
  * Loaded with num_vcores=256 (netlink_test.modparams).
  */
@@ -356,6 +358,8 @@ static void check_gcomm(struct __test_metadata *_metadata, const struct nlmsghdr
 	/* A comm built in this test's namespace belongs to it. */
 	ASSERT_EQ(0, stat("/proc/self/ns/net", &st));
 	ASSERT_EQ(st.st_ino, a_u32(tb[ENCD_A_GCOMM_NETNS_INO]));
+	/* Built, never set up: no rank, so no host agent and nothing it sent. */
+	ASSERT_EQ(NULL, tb[ENCD_A_GCOMM_HOST_TX_BYTES]);
 }
 
 /* A dump or get of global comms, each reply kept (up to 2 per slot). */
@@ -439,7 +443,26 @@ FIXTURE(nl) {
 	struct nl nl;
 	int fd;		/* /dev/encd */
 	pid_t world;	/* the process group of a world this test launched, or 0 */
+	int insecure;	/* allow_insecure_worlds as the test found it: 0, 1, or -1 */
 };
+
+#define INSECURE_PARAM	"allow_insecure_worlds"
+
+/* A bool module parameter: 1 (Y), 0 (N), or -1 when it cannot be read. */
+static int param_bool(const char *name)
+{
+	char path[128], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), ENCD_PARAMS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
+}
 
 static void world_kill(struct nl *nl, pid_t world);
 
@@ -449,6 +472,8 @@ FIXTURE_SETUP(nl)
 	ASSERT_NE(0, self->nl.family);
 	self->fd = encd_open();
 	ASSERT_LE(0, self->fd);
+	self->insecure = param_bool(INSECURE_PARAM);
+	ASSERT_LE(0, self->insecure);
 }
 
 FIXTURE_TEARDOWN(nl)
@@ -458,6 +483,8 @@ FIXTURE_TEARDOWN(nl)
 		world_kill(&self->nl, self->world);
 	/* The topology is the host's: put it back as the module loaded it. */
 	topo_set(&self->nl, 0, 0, 0, 0, 0);
+	if (self->insecure >= 0)
+		encd_param_set(INSECURE_PARAM, self->insecure);
 	close(self->fd);
 	nl_close(&self->nl);
 }
@@ -772,6 +799,37 @@ TEST_F(nl, vcore_dump_lists_every_core)
 	ASSERT_TRUE(v.ok);
 }
 
+/* MODULE_GET: allow-insecure-worlds, or -1 when the reply has no such u8. */
+static int module_get(struct nl *nl, struct nl_reply *rep)
+{
+	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1];
+	const struct nlattr *a;
+	struct gcomms gs = {};
+	struct req r;
+	int allow = -1;
+
+	req_init(&r, nl->family, ENCD_NL_CMD_MODULE_GET, 0);
+	if (nl_talk(nl, &r, gcomms_cb, &gs, rep) || gs.n != 1)
+		goto out;
+	parse_msg(gs.msg[0], tb, ENCD_A_MODULE_MAX);
+	a = tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS];
+	if (a && nla_len(a) == 1)
+		allow = *(uint8_t *)nla_data(a);
+out:
+	gcomms_free(&gs);
+	return allow;
+}
+
+static int module_get_in_new_netns(void *arg)
+{
+	struct nl_reply rep;
+	struct nl nl;
+
+	if (unshare(CLONE_NEWNET) || nl_open(&nl))
+		return 100;
+	return module_get(&nl, &rep);
+}
+
 /* --- network namespaces --- */
 
 struct netns_ctx {
@@ -931,6 +989,8 @@ static const struct bad_case bad_cases[] = {
 	  true },
 	{ "attribute to a command that takes none", ENCD_NL_CMD_TOPO_GET, 0, 1, 4, 1, -EINVAL,
 	  true },
+	{ "reply attribute to module-get", ENCD_NL_CMD_MODULE_GET, 0,
+	  ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, 1, 1, -EINVAL, true },
 	{ "dump of a do-only command", ENCD_NL_CMD_TOPO_GET, NLM_F_DUMP, 0, 0, 0, -EOPNOTSUPP,
 	  false },
 	{ "do of a dump-only command", ENCD_NL_CMD_VCORE_GET, 0, 0, 0, 0, -EOPNOTSUPP, false },
@@ -1173,6 +1233,31 @@ TEST_F(nl, encctl_status_and_comm_show_json_match_the_library)
 		check_json_common(_metadata, json_object_array_get_idx(comms, i), &hdrs[i]);
 	json_object_put(j);
 	enc_destroy_gcomm_locks();
+}
+
+TEST_F(nl, module_get_and_encctl_status_follow_allow_insecure_worlds)
+{
+	struct json_object *j, *v;
+	struct nl_reply rep;
+	int allow;
+
+	/* As the module was loaded (the runner gives no such parameter). */
+	ASSERT_EQ(0, self->insecure);
+	ASSERT_EQ(0, module_get(&self->nl, &rep));
+
+	for (allow = 1; allow >= 0; allow--) {
+		ASSERT_EQ(0, encd_param_set(INSECURE_PARAM, allow));
+		ASSERT_EQ(allow, param_bool(INSECURE_PARAM));
+		ASSERT_EQ(allow, module_get(&self->nl, &rep));
+		/* A module setting, the same from every namespace. */
+		ASSERT_EQ(allow, in_child(module_get_in_new_netns, NULL));
+		j = encctl_json("-j status");
+		ASSERT_NE(NULL, j);
+		ASSERT_TRUE(json_object_object_get_ex(j, "allow_insecure_worlds", &v));
+		ASSERT_TRUE(json_object_is_type(v, json_type_boolean));
+		ASSERT_EQ(allow, json_object_get_boolean(v));
+		json_object_put(j);
+	}
 }
 
 /* Reads one line from @fp within @ms; NULL on timeout or end. */
@@ -1431,9 +1516,11 @@ static bool json_world_node_whole(struct json_object *comm)
 
 TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 900)
 {
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
 	struct big_dump *d = malloc(sizeof(*d));
 	struct json_object *j, *comms;
 	int i, k, tries, straddles = 0;
+	struct gcomms gs = {};
 	struct nl_reply rep;
 	size_t recv_len;
 	uint32_t p;
@@ -1485,6 +1572,19 @@ TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 90
 	ASSERT_LT(0, straddles);
 	TH_LOG("%d messages a node; %d nodes of 20 dumps straddled two parts", BIG_MSGS,
 	       straddles);
+
+	/*
+	 * Every rank is in this namespace: one host agent, the root's, with no
+	 * other host to talk to. Each comm has it, and it sent nothing.
+	 */
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+	ASSERT_EQ(BIG_N, gs.n);
+	for (i = 0; i < gs.n; i++) {
+		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		ASSERT_NE(NULL, tb[ENCD_A_GCOMM_HOST_TX_BYTES]);
+		ASSERT_EQ(0, a_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES]));
+	}
+	gcomms_free(&gs);
 
 	/* encctl puts them back together too. */
 	j = encctl_json("-j comm show");
