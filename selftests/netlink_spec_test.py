@@ -10,8 +10,8 @@ linux/encd.h and the running family's operations, permissions and policies
 (linux-source-6.12's tools/net/ynl), knowing nothing of encd but the spec,
 drives the family while a small world forms: its library subscribes to the
 events and sees the world form, and its CLI dumps the global comms and the
-comm nodes, gets one comm and the topology, and has a bad request refused,
-all of it held to what `encctl -j status` says.
+comm nodes, gets one comm, the topology and the module's settings, and has a
+bad request refused, all of it held to what `encctl -j status` says.
 """
 import json
 import os
@@ -79,7 +79,10 @@ GCOMM_FIELDS = [("ctx", "ctx"), ("serial", "serial"), ("g_device_id", "g-device-
                 ("g_device_cnt", "g-device-cnt"), ("virtual_server_id", "virtual-server-id"),
                 ("pod_type", "pod-type"), ("pod_node_id", "pod-node-id"), ("pod_sz", "pod-sz"),
                 ("state", "state"), ("check_sigs", "check-sigs"), ("holders", "holders"),
-                ("created_ns", "created")]
+                ("created_ns", "created"), ("host_tx_bytes", "host-tx-bytes")]
+# What YNL leaves out of a message: a flag that is not set, or an attribute
+# the kernel did not send (encctl's null).
+GCOMM_FLAGS = {"check-sigs"}
 TOPO_FIELDS = [("num_vcores", "num-vcores"), ("pod_type", "pod-type"),
                ("pod_node_id", "pod-node-id"), ("pod_sz", "pod-sz"),
                ("reservation_id", "reservation-id"),
@@ -139,12 +142,15 @@ def ynl_cli_dump_of_global_comms_is_what_encctl_shows():
     for dev, c in dumped.items():
         s = shown[dev]
         for mine, theirs in GCOMM_FIELDS:
-            got = c.get(theirs, False)  # a flag is there or not
-            if got != s[mine]:
+            got = c.get(theirs, False if theirs in GCOMM_FLAGS else None)
+            if got != s[mine] or type(got) is not type(s[mine]):
                 return False, "core %d: %s is %s in the dump, %s in encctl status" % (
                     dev, theirs, got, s[mine])
         if c["state"] != "bootstrapped" or c["g-device-cnt"] != WORLD_N:
             return False, "core %d: %s" % (dev, c)
+        # One host agent, the root's, for ranks that are all local: no links.
+        if c.get("host-tx-bytes") != 0:
+            return False, "core %d: host-tx-bytes %s" % (dev, c.get("host-tx-bytes"))
     return True, "%d comms, field by field" % len(dumped)
 
 
@@ -185,6 +191,18 @@ def ynl_cli_gets_a_comm_and_the_topology():
     if [v["vnc"] for v in vcores] != list(range(host["num_vcores"])):
         return False, "vcore-get lists %s" % [v["vnc"] for v in vcores]
     return True, "gcomm-get of core %d, topo-get, %d vcores" % (dev, len(vcores))
+
+
+@case
+def ynl_cli_module_get_is_the_parameter_and_encctl_status():
+    with open("/sys/module/encd/parameters/allow_insecure_worlds") as f:
+        param = f.read().strip()
+    got = ynl_json("--do", "module-get")
+    shown = encctl_status()["allow_insecure_worlds"]
+    want = 1 if param == "Y" else 0
+    if got != {"allow-insecure-worlds": want} or shown is not bool(want):
+        return False, "parameter %s, module-get %s, encctl status %s" % (param, got, shown)
+    return True, "allow-insecure-worlds %d" % want
 
 
 @case
