@@ -430,7 +430,7 @@ static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32
 		return -ENOBUFS;
 	}
 	if (!from && r->n_early >= LOCAL_EARLY_MAX) {
-		net_dbg_ratelimited("encd: rank %u: dropping a local message nobody asked for\n",
+		net_dbg_ratelimited("rank %u: dropping a local message nobody asked for\n",
 				    r->id);
 		return 0;
 	}

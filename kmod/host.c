@@ -534,6 +534,7 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 	seen = kvcalloc(n_hosts, sizeof(u32), GFP_KERNEL);
 	if (!h->hosts || !h->rank_host || !seen) {
 		kvfree(seen);
+		scnprintf(why, why_len, "out of memory for a table of %u hosts", n_hosts);
 		return -ENOMEM;
 	}
 	wh = buf + sizeof(*t);

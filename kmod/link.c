@@ -273,7 +273,7 @@ static __printf(3, 4) void link_failed(struct encd_link *l, int err, const char 
 
 	mutex_lock(&h->lock);
 	if (!l->dead) {
-		net_dbg_ratelimited("encd: link %s %pISpc: %s (%d)\n",
+		net_dbg_ratelimited("link %s %pISpc: %s (%d)\n",
 				    l->initiator ? "to" : "from", &l->addr, why, err);
 		encd_host_link_down(h, l, err, why);
 		encd_link_close(l);
@@ -409,7 +409,7 @@ static void link_send_queue(struct encd_link *l)
 						    f->data + f->len);
 				if (err) {
 					kfree(f);
-					link_failed(l, err, "cannot tag a frame");
+					link_failed(l, err, "cannot tag a frame: %s", encd_errno_name(err));
 					return;
 				}
 				f->len += ENCD_TAG_LEN;
@@ -432,7 +432,8 @@ static void link_send_queue(struct encd_link *l)
 		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
-			link_failed(l, n, "sending %s", encd_wire_type_name(f->data[5]));
+			link_failed(l, n, "sending %s: %s", encd_wire_type_name(f->data[5]),
+				    encd_errno_name(n));
 			return;
 		}
 		l->tx_off += n;
@@ -965,7 +966,7 @@ static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 	list_add_tail(&l->pending, &h->pending);
 	if (++h->n_pending > ENCD_PENDING_MAX) {
 		oldest = list_first_entry(&h->pending, struct encd_link, pending);
-		net_dbg_ratelimited("encd: %u connections in their handshake: dropping the oldest, from %pISpc\n",
+		net_dbg_ratelimited("%u connections in their handshake: dropping the oldest, from %pISpc\n",
 				    h->n_pending, &oldest->addr);
 		encd_link_close(oldest);
 	}
@@ -984,7 +985,7 @@ static void listener_accept_work(struct work_struct *w)
 		      kernel_accept(ls->sock, &sock, O_NONBLOCK);
 		if (err) {
 			if (err != -EAGAIN)
-				net_dbg_ratelimited("encd: accept on %pISpc: %d\n",
+				net_dbg_ratelimited("accept on %pISpc: %d\n",
 						    &ls->host->listen_addr, err);
 			return;
 		}

@@ -153,7 +153,7 @@ static void reject(struct encd_host *h, struct encd_link *l, int err, u32 rank,
 	va_start(args, fmt);
 	len = vscnprintf(text, sizeof(text), fmt, args);
 	va_end(args);
-	net_dbg_ratelimited("encd: root: %s\n", text);
+	net_dbg_ratelimited("root: %s\n", text);
 	rj.text_len = cpu_to_be16(len);
 	encd_link_send(l, ENCD_WIRE_REJECT, &rj, sizeof(rj), text, len);
 }

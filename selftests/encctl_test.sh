@@ -216,7 +216,7 @@ expect unknown_option_before_the_object 2 \
 	"^encctl: unknown option '-x'; before the object only -j \\(--json\\), -p \\(--pretty\\), -V \\(--version\\) and -h \\(--help\\) work$" \
 	"$encctl" -x status
 expect unknown_option_lists_the_options 2 \
-	"world launch: unknown option '--bogus'; world launch takes --vnc, .*--ranks, and -j" \
+	"world launch: unknown option '--bogus'; world launch takes --vnc, .*--ranks, .*--secret-file, .* and -j" \
 	"$encctl" world launch --bogus
 
 # With -j, errors are the JSON output: {"error": ...}, and the exit status.

@@ -11,17 +11,21 @@ make them are listed below:
 * every call of a *sentence maker*: a printf-like function (declared with
   __printf(F, V) or __attribute__((format(printf, F, V)))) whose text is
   returned to a caller: encd_fail(), encd_xport_fail() (enc_ or encd_
-  prefix), the root's reject(), enc_set_error(); plus every function-like
-  macro whose body hands its format to one of those, with the literal it
-  prepends (bad() in kmod/program.c adds "Invalid program: "); plus the
-  netlink extack setters (NL_SET_ERR_MSG and relatives, GENL_SET_ERR_MSG);
+  prefix), the root's reject(), enc_set_error(), and the makers of the
+  failures a rank keeps for its next call: encd_rank_fail(),
+  encd_host_fail_world() and the bootstrap's node_fail(); plus every
+  function-like macro whose body hands its format to one of those, with the
+  literal it prepends (bad() in kmod/program.c adds "Invalid program: ");
+  plus the netlink extack setters (NL_SET_ERR_MSG and relatives,
+  GENL_SET_ERR_MSG);
 * every *fragment*: text that a sentence carries in through a %s. That is
   a string literal among a sentence maker's other arguments ("timed out"),
-  the format of a printf-like fragment maker (take_list()'s list name), a
-  string literal passed to a fragment wrapper (jerr() in lib/program.c),
-  the format of an snprintf() into a buffer named like a fragment
-  ("why", "range"), and every string literal of a fragment table (the
-  module's why() and type_names[]).
+  the format of a printf-like fragment maker (take_list()'s list name,
+  link_failed()'s reason), a string literal passed to a fragment wrapper
+  (jerr() in lib/program.c), the format of an snprintf() into a buffer
+  named like a fragment ("why", "text", "buf"), and every string literal
+  of a fragment table (the module's encd_errno_name(), settings_words()
+  and type_names[]).
 
 A printf-like function that is in none of the lists below is an error, so a
 new way of making sentences cannot slip past this check.
@@ -55,18 +59,19 @@ PAGE = 'Documentation/troubleshooting.rst'
 SOURCES = ['kmod/*.c', 'kmod/*.h', 'lib/**/*.c', 'lib/**/*.h']
 
 # Printf-like functions whose text reaches a caller as a sentence.
-SENTENCE_MAKERS = re.compile(r'^(encd?_fail|encd?_xport_fail|reject|enc_set_error)$')
+SENTENCE_MAKERS = re.compile(r'^(encd?_fail|encd?_xport_fail|reject|enc_set_error|encd_rank_fail|'
+                             r'encd_host_fail_world|node_fail)$')
 # Printf-like functions whose text reaches a caller inside a sentence.
-FRAGMENT_MAKERS = re.compile(r'^(take_list)$')
+FRAGMENT_MAKERS = re.compile(r'^(take_list|link_failed)$')
 # Printf-like functions whose text is not words: a JSON path, say.
 NOT_TEXT = re.compile(r'^(jpath_fmt)$')
 # Plain functions whose string-literal arguments end up inside a sentence.
 FRAGMENT_WRAPPERS = re.compile(r'^(jerr)$')
 # Buffers that snprintf() fills with a fragment.
-FRAGMENT_BUFFERS = re.compile(r'^(why|range|where)$')
+FRAGMENT_BUFFERS = re.compile(r'^(why|range|where|text|buf)$')
 FRAGMENT_PRINTERS = re.compile(r'^v?s(c)?nprintf$')
 # Functions and arrays whose every string literal is a fragment.
-FRAGMENT_TABLES = re.compile(r'^(why|type_names)$')
+FRAGMENT_TABLES = re.compile(r'^(type_names|encd_errno_name|settings_words)$')
 # The netlink extack setters, whose first string literal is the sentence.
 EXTACK = re.compile(r'^(NL_SET_ERR_MSG\w*|GENL_SET_ERR_MSG\w*)$')
 
