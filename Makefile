@@ -42,10 +42,10 @@ $(MODOPTS): FORCE
 	@echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' | cmp -s - $@ || \
 		echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' >$@
 
-$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) uapi/linux/encd.h $(MODOPTS)
+$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild uapi/linux/*.h) $(MODOPTS)
 	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(MODDIR) $(BUILD)/$(KVER)/uapi/linux
-	@ln -sf $(TOP)/uapi/linux/encd.h $(BUILD)/$(KVER)/uapi/linux/encd.h
+	@ln -sf $(TOP)/uapi/linux/*.h $(BUILD)/$(KVER)/uapi/linux/
 	@for f in $(TOP)/kmod/*.c $(TOP)/kmod/*.h $(TOP)/kmod/Kbuild; do ln -sf $$f $(MODDIR)/; done
 	$(MAKE) -C $(KDIR) M=$(MODDIR) modules
 
@@ -60,6 +60,7 @@ include tools/tools.mk
 include selftests/selftests.mk
 include tools/vm/vm.mk
 include tools/bench/bench.mk
+include tools/netlink/netlink.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
 # the kernel version: that is what it is for), and well-formed kernel-doc.
@@ -67,8 +68,8 @@ include tools/bench/bench.mk
 checkpatch:
 	@src=$$($(TOP)/tools/kernel-source.sh) && \
 	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h uapi/linux/encd.h && \
-	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/encd.h 2>&1) && \
+		-f kmod/*.c kmod/*.h uapi/linux/*.h && \
+	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/*.h 2>&1) && \
 	{ [ -z "$$out" ] || { echo "$$out"; false; }; }
 
 # Every sentence kmod/ and lib/ can return is explained in
@@ -81,4 +82,4 @@ check-docs:
 .PHONY: check-syzkaller
 check-syzkaller:
 	@python3 $(TOP)/tools/syzkaller/check.py
-check: checkpatch check-docs check-syzkaller
+check: checkpatch check-docs check-ynl check-syzkaller

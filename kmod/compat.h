@@ -36,4 +36,25 @@ static inline struct nlattr **encd_genl_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * Split operations (a command's do and dump as two entries, each with its
+ * own policy) came in 6.2, and the netlink code generated from the spec
+ * (netlink-gen.c) declares its operations table so. Before 6.2 a command is
+ * one struct genl_ops; netlink.c merges the generated entries into those.
+ */
+#if KERNEL_VERSION(6, 2, 0) > LINUX_VERSION_CODE
+struct genl_split_ops {
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	int (*start)(struct netlink_callback *cb);
+	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	u8 cmd;
+	u8 internal_flags;
+	u8 flags;
+	u8 validate;
+};
+#endif
+
 #endif /* _ENCD_COMPAT_H */

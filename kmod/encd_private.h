@@ -389,7 +389,7 @@ struct encd_host {
 	struct mem_cgroup *memcg;	/* of the rank that made it */
 	struct work_struct shutdown_work;
 	struct work_struct register_work;
-	atomic64_t sent_bytes;		/* on every link, for benchmarks */
+	atomic64_t sent_bytes;		/* on every link: netlink's host-tx-bytes */
 
 	struct mutex lock;
 	enum encd_host_state state;
@@ -742,6 +742,7 @@ u32 encd_timeout_ms(u32 asked, u32 dflt);
 bool encd_allow_insecure_worlds(void);
 __printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
 u32 encd_wire_type_uapi(u8 type);
+bool encd_gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes);
 int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
 			 int (*fn)(void *arg, struct encd_node *node), void *arg);
 int encd_world_ioctl_setup(struct encd_ucmd *ucmd);

@@ -3,8 +3,12 @@
  * The "encd" generic netlink family: status, events and admin commands.
  *
  * The protocol is written down in Documentation/netlink/specs/encd.yaml and
- * in the uapi header; the policies below follow the spec, one per operation
- * (tools/netlink/spec-check.py compares them with it through nlctrl).
+ * in the uapi header. The request policies and the operations table are
+ * generated from the spec (netlink-gen.c, by the kernel's YNL generator);
+ * this file has the handlers that table names and the family, and gives an
+ * operation without request attributes a policy that refuses them all.
+ * Before 6.2, which has no split operations, the table's do and dump entries
+ * of a command are merged into one struct genl_ops at registration.
  *
  * Reading is open to everyone: what it shows is what the comms' own ranks
  * were told, never a unique id or a world secret. Changing the topology
@@ -26,10 +30,21 @@
  * torn; the registry's generation tells user space when the set changed
  * (NLM_F_DUMP_INTR).
  *
+ * A node's participants grow with its world (16384 ranks are 64 KiB, more
+ * than an attribute can hold), so a node-get message carries at most
+ * ENCD_PARTICIPANTS_PER_MSG of them and a bigger node takes several
+ * messages, which may straddle two parts: the cursor then also says how
+ * many participants went out and of which node (a hash of its key), and a
+ * part that finds another node there starts that one whole and marks the
+ * dump interrupted. Every other attribute is bounded whatever the world's
+ * size; the sizes below prove at build time that the largest message fits
+ * the smallest part, and every event its buffer.
+ *
  * Events are sent by the code that changes a comm or a node, under the
  * lock that serialises those changes, so they leave in the order things
  * happened. A comm's last failure is kept in failure.c.
  */
+#include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -41,36 +56,34 @@
 
 #include "encd_private.h"
 #include "compat.h"
+#include "netlink-gen.h"
 
 static struct genl_family encd_family;
-
-enum encd_nl_mcgrp {
-	ENCD_NLGRP_EVENTS,
-};
 
 static const struct genl_multicast_group encd_nl_mcgrps[] = {
 	[ENCD_NLGRP_EVENTS] = { .name = ENCD_MCGRP_EVENTS },
 };
 
-/* The request policies, one per operation, as the spec has them. */
-static const struct nla_policy encd_gcomm_get_nl_policy[ENCD_A_GCOMM_CTX + 1] = {
-	[ENCD_A_GCOMM_NEC_DEV] = NLA_POLICY_MAX(NLA_U32, ENCD_NEC_MAX_DEVICES - 1),
-	[ENCD_A_GCOMM_CTX] = NLA_POLICY_MAX(NLA_U32, ENCD_MAX_CONTEXTS - 1),
-};
-
-static const struct nla_policy encd_node_get_nl_policy[ENCD_A_NODE_STREAM + 1] = {
-	[ENCD_A_NODE_NEC_DEV] = NLA_POLICY_MAX(NLA_U32, ENCD_NEC_MAX_DEVICES - 1),
-	[ENCD_A_NODE_CTX] = NLA_POLICY_MAX(NLA_U32, ENCD_MAX_CONTEXTS - 1),
-	[ENCD_A_NODE_STREAM] = NLA_POLICY_MAX(NLA_U32, ENCD_MAX_STREAM_N - 1),
-};
-
-static const struct nla_policy encd_topo_set_nl_policy[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE + 1] = {
-	[ENCD_A_TOPO_POD_TYPE] = NLA_POLICY_MAX(NLA_U32, ENCD_POD_TYPE_INVALID),
-	[ENCD_A_TOPO_POD_NODE_ID] = { .type = NLA_U32 },
-	[ENCD_A_TOPO_POD_SZ] = { .type = NLA_U32 },
-	[ENCD_A_TOPO_RESERVATION_ID] = { .type = NLA_U64 },
-	[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE] = { .type = NLA_U32 },
-};
+/*
+ * The most a message can take, attribute by attribute (a u64 may need a
+ * pad attribute before it), for the build-time checks of its size.
+ */
+#define NL_ATTR(len)		NLA_ALIGN(NLA_HDRLEN + (len))
+#define NL_ATTR_U64		(NL_ATTR(0) + NL_ATTR(8))
+#define NL_PHASE_MAX		(NL_ATTR(0) + NL_ATTR(4) + 2 * NL_ATTR_U64)
+#define NL_COUNTER_MAX		(NL_ATTR(0) + 2 * NL_ATTR(4) + 2 * NL_ATTR_U64)
+#define NL_ERROR_MAX		(NL_ATTR(0) + 5 * NL_ATTR(4) + NL_ATTR(ENCD_MSG_MAX) + \
+				 2 * NL_ATTR(ENCD_SIG_LEN))
+#define NL_PARTICIPANTS_MAX	NL_ATTR(ENCD_PARTICIPANTS_PER_MSG * sizeof(u32))
+/* A node event: nec-dev, ctx, stream, rank, rank-n, state, groups, global, ... */
+#define NL_NODE_EVENT_MAX	(GENL_HDRLEN + 7 * NL_ATTR(4) + NL_ATTR(0) + NL_ATTR_U64 + \
+				 ENCD_PHASE_N * NL_PHASE_MAX + NL_ERROR_MAX)
+/* A node's first node-get message: the event's and refcnt, offset, counters */
+#define NL_NODE_DUMP_MAX	(NLMSG_HDRLEN + NL_NODE_EVENT_MAX + 2 * NL_ATTR(4) + \
+				 NL_PARTICIPANTS_MAX + ENCD_COUNTERS_MAX * NL_COUNTER_MAX)
+/* A comm: 15 u32s and s32s, 4 u64s, the root, check-sigs, the error */
+#define NL_GCOMM_MAX		(GENL_HDRLEN + 15 * NL_ATTR(4) + 4 * NL_ATTR_U64 + \
+				 NL_ATTR(ENCD_ROOT_COMM_ID_MAX) + NL_ATTR(0) + NL_ERROR_MAX)
 
 /* Where a dump is, and what it was asked for; lives in cb->ctx. */
 struct nl_dump_ctx {
@@ -79,6 +92,9 @@ struct nl_dump_ctx {
 	s32 ctx_id;
 	s32 stream;
 	unsigned long pos;	/* the next node under the slot's comm */
+	u32 part_off;		/* participants of the node at pos already sent, or 0 */
+	u32 part_key;		/* nl_node_key() of that node */
+	u32 torn;		/* nodes that went away half sent, for cb->seq */
 };
 
 static struct nl_dump_ctx *nl_dump_ctx(struct netlink_callback *cb)
@@ -222,6 +238,16 @@ static int nl_put_last_error(struct sk_buff *skb, const struct encd_gcomm *g)
 	return nl_put_error(skb, ENCD_A_GCOMM_ERROR, &e);
 }
 
+/* Only a comm whose rank has a host agent has the host's count. */
+static int nl_put_host_tx_bytes(struct sk_buff *skb, struct encd_gcomm *g)
+{
+	u64 bytes;
+
+	if (!encd_gcomm_host_tx_bytes(g, &bytes))
+		return 0;
+	return nla_put_u64_64bit(skb, ENCD_A_GCOMM_HOST_TX_BYTES, bytes, ENCD_A_GCOMM_PAD);
+}
+
 static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 {
 	if (nla_put_u32(skb, ENCD_A_GCOMM_NEC_DEV, g->nec_dev_id) ||
@@ -245,6 +271,7 @@ static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 	    nla_put_u32(skb, ENCD_A_GCOMM_STATE, READ_ONCE(g->state)) ||
 	    nla_put_u64_64bit(skb, ENCD_A_GCOMM_CREATED, g->created_ns, ENCD_A_GCOMM_PAD) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_NETNS_INO, g->net->ns.inum) ||
+	    nl_put_host_tx_bytes(skb, g) ||
 	    nl_put_last_error(skb, g))
 		return -EMSGSIZE;
 	return 0;
@@ -269,7 +296,15 @@ static int nl_gcomm_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 
 	return 0;
 }
 
-static int nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * encd_nl_gcomm_get_doit() - ENCD_NL_CMD_GCOMM_GET do: the comm of one core and context
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Return: 0 once the reply is sent, -ENOENT when no comm there is visible
+ * from the caller's network namespace, or another negative errno.
+ */
+int encd_nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct encd_gcomm *g;
 	struct sk_buff *msg;
@@ -309,7 +344,13 @@ out:
 	return err;
 }
 
-static int nl_gcomm_get_start(struct netlink_callback *cb)
+/**
+ * encd_nl_gcomm_get_start() - ENCD_NL_CMD_GCOMM_GET dump: takes its filters
+ * @cb: the dump
+ *
+ * Return: 0.
+ */
+int encd_nl_gcomm_get_start(struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 
@@ -317,7 +358,14 @@ static int nl_gcomm_get_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+/**
+ * encd_nl_gcomm_get_dumpit() - ENCD_NL_CMD_GCOMM_GET dump: one part of it
+ * @skb: the part
+ * @cb: the dump
+ *
+ * Return: the part's length (0: the dump is over), or a negative errno.
+ */
+int encd_nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 	struct net *net = sock_net(cb->skb->sk);
@@ -336,15 +384,21 @@ static int nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int nl_put_node(struct sk_buff *skb, const struct encd_nl_node *n, bool event)
+/* What every message about a node starts with: where it is. */
+static int nl_put_node_place(struct sk_buff *skb, const struct encd_nl_node *n)
 {
 	if (nla_put_u32(skb, ENCD_A_NODE_NEC_DEV, n->nec_dev) ||
 	    nla_put_u32(skb, ENCD_A_NODE_CTX, n->ctx_id) ||
 	    nla_put_u32(skb, ENCD_A_NODE_STREAM, n->stream_id) ||
-	    nla_put_u64_64bit(skb, ENCD_A_NODE_GCOMM_SERIAL, n->gcomm_serial, ENCD_A_NODE_PAD) ||
-	    (!event && nla_put(skb, ENCD_A_NODE_PARTICIPANTS,
-			       n->rank_n * sizeof(*n->participants), n->participants)) ||
-	    nla_put_u32(skb, ENCD_A_NODE_RANK, n->rank) ||
+	    nla_put_u64_64bit(skb, ENCD_A_NODE_GCOMM_SERIAL, n->gcomm_serial, ENCD_A_NODE_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The node's state: an event's whole payload, a dump's with the counters. */
+static int nl_put_node_state(struct sk_buff *skb, const struct encd_nl_node *n, bool event)
+{
+	if (nla_put_u32(skb, ENCD_A_NODE_RANK, n->rank) ||
 	    nla_put_u32(skb, ENCD_A_NODE_RANK_N, n->rank_n) ||
 	    (!event && nla_put_u32(skb, ENCD_A_NODE_REFCNT, n->refcnt)) ||
 	    nla_put_u32(skb, ENCD_A_NODE_STATE, n->state) ||
@@ -357,33 +411,100 @@ static int nl_put_node(struct sk_buff *skb, const struct encd_nl_node *n, bool e
 	return 0;
 }
 
+/*
+ * One node-get message: participants @off to @off + ENCD_PARTICIPANTS_PER_MSG
+ * (or rank_n) of @n; the first one (@off 0) with everything else about it.
+ */
+static int nl_node_msg(struct sk_buff *skb, struct netlink_callback *cb,
+		       const struct encd_nl_node *n, u32 off)
+{
+	u32 count = min_t(u32, n->rank_n - off, ENCD_PARTICIPANTS_PER_MSG);
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &encd_family,
+			  NLM_F_MULTI, ENCD_NL_CMD_NODE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	if (nl_put_node_place(skb, n) ||
+	    nla_put_u32(skb, ENCD_A_NODE_PARTICIPANTS_OFFSET, off) ||
+	    nla_put(skb, ENCD_A_NODE_PARTICIPANTS, count * sizeof(*n->participants),
+		    n->participants + off) ||
+	    (off && nla_put_u32(skb, ENCD_A_NODE_RANK_N, n->rank_n)) ||
+	    (!off && nl_put_node_state(skb, n, false))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/*
+ * Which node a dump was half way through: in its comm (the serial) and its
+ * stream, its participants are its key.
+ */
+static u32 nl_node_key(const struct encd_nl_node *n)
+{
+	return jhash2(n->participants, n->rank_n, n->stream_id ^ (u32)n->gcomm_serial);
+}
+
+/*
+ * The node a part left half sent is not where the next part looked: what
+ * went out of it is all there will be, and the dump is marked interrupted
+ * from the next message on (cb->seq changes).
+ */
+static void nl_dump_node_gone(struct netlink_callback *cb, struct nl_dump_ctx *ctx)
+{
+	if (!ctx->part_off)
+		return;
+	ctx->part_off = 0;
+	ctx->torn++;
+	cb->seq++;
+}
+
 /**
  * encd_nl_dump_node() - puts one node into a NODE_GET dump
  * @skb: the dump's message
  * @cb: the dump
  * @node: the node's snapshot
  *
+ * The node takes one message per ENCD_PARTICIPANTS_PER_MSG participants.
+ * When the part fills up after some of them, the cursor keeps how many went
+ * out, and the next part (called with the node at the same position) goes on
+ * from there, unless another node is there now: then that one starts whole
+ * and the dump is marked interrupted.
+ *
  * Return: 0, or -EMSGSIZE when this part of the dump is full and the node
- * must be put again in the next one.
+ * must be put again (or finished) in the next one.
  */
 int encd_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
-		     const struct encd_nl_node *node)
+		      const struct encd_nl_node *node)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
-	void *hdr;
+	u32 off = 0;
+	int err;
 
 	if (ctx->stream >= 0 && ctx->stream != node->stream_id)
 		return 0;
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &encd_family,
-			  NLM_F_MULTI, ENCD_NL_CMD_NODE_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	genl_dump_check_consistent(cb, hdr);
-	if (nl_put_node(skb, node, false)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
+	if (ctx->part_off) {
+		if (ctx->part_off < node->rank_n && ctx->part_key == nl_node_key(node)) {
+			off = ctx->part_off;
+			ctx->part_off = 0;
+		} else {
+			nl_dump_node_gone(cb, ctx);
+		}
 	}
-	genlmsg_end(skb, hdr);
+	do {
+		err = nl_node_msg(skb, cb, node, off);
+		if (err) {
+			if (off) {
+				ctx->part_off = off;
+				ctx->part_key = nl_node_key(node);
+			}
+			return err;
+		}
+		off += ENCD_PARTICIPANTS_PER_MSG;
+	} while (off < node->rank_n);
 	return 0;
 }
 
@@ -412,7 +533,13 @@ static int nl_dump_gcomm_nodes(struct sk_buff *skb, struct netlink_callback *cb,
 	return encd_nodeview_walk(g, pos, nl_walk_node, &walk);
 }
 
-static int nl_node_get_start(struct netlink_callback *cb)
+/**
+ * encd_nl_node_get_start() - ENCD_NL_CMD_NODE_GET dump: takes its filters
+ * @cb: the dump
+ *
+ * Return: 0.
+ */
+int encd_nl_node_get_start(struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 
@@ -421,26 +548,43 @@ static int nl_node_get_start(struct netlink_callback *cb)
 	return 0;
 }
 
-static int nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+/**
+ * encd_nl_node_get_dumpit() - ENCD_NL_CMD_NODE_GET dump: one part of it
+ * @skb: the part
+ * @cb: the dump
+ *
+ * Return: the part's length (0: the dump is over), or a negative errno.
+ */
+int encd_nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 	struct net *net = sock_net(cb->skb->sk);
 	struct encd_gcomm *g;
 	int err;
 
-	cb->seq = encd_registry_generation();
+	/* Both only grow: a change of either changes their sum. */
+	cb->seq = encd_registry_generation() + ctx->torn;
 	while ((g = nl_dump_next_gcomm(net, ctx))) {
 		err = nl_dump_gcomm_nodes(skb, cb, g, &ctx->pos);
 		encd_gcomm_put(g);
 		if (err)
 			return nl_dump_stop(skb, err);
+		nl_dump_node_gone(cb, ctx);
 		ctx->slot++;
 		ctx->pos = 0;
 	}
+	nl_dump_node_gone(cb, ctx);
 	return skb->len;
 }
 
-static int nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * encd_nl_topo_get_doit() - ENCD_NL_CMD_TOPO_GET: the host's topology
+ * @skb: the request
+ * @info: its attributes (none)
+ *
+ * Return: 0 once the reply is sent, or a negative errno.
+ */
+int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct encd_host_topology host;
 	struct sk_buff *msg;
@@ -466,7 +610,14 @@ static int nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static int nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
+/**
+ * encd_nl_topo_set_doit() - ENCD_NL_CMD_TOPO_SET: changes the host's topology
+ * @skb: the request
+ * @info: its attributes, at least one
+ *
+ * Return: 0, or -EINVAL when no attribute is given.
+ */
+int encd_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
 	struct encd_host_topology host = {};
@@ -500,7 +651,14 @@ static int nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+/**
+ * encd_nl_vcore_get_dumpit() - ENCD_NL_CMD_VCORE_GET: one part of the dump
+ * @skb: the part
+ * @cb: the dump
+ *
+ * Return: the part's length (0: the dump is over).
+ */
+int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct encd_vcore vc;
 	u32 vnc;
@@ -524,6 +682,31 @@ static int nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	cb->args[0] = vnc;
 	return skb->len;
+}
+
+/**
+ * encd_nl_module_get_doit() - ENCD_NL_CMD_MODULE_GET: the settings of every world
+ * @skb: the request
+ * @info: its attributes (none)
+ *
+ * Return: 0 once the reply is sent, or a negative errno.
+ */
+int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &encd_family, 0, ENCD_NL_CMD_MODULE_GET);
+	if (!hdr ||
+	    nla_put_u8(msg, ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, encd_allow_insecure_worlds())) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 /* Multicasts @skb to the listeners of @net, the comm's namespace. */
@@ -583,7 +766,7 @@ void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *nod
 	if (!skb)
 		return;
 	hdr = genlmsg_put(skb, 0, 0, &encd_family, 0, cmd);
-	if (!hdr || nl_put_node(skb, node, true)) {
+	if (!hdr || nl_put_node_place(skb, node) || nl_put_node_state(skb, node, true)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -591,52 +774,103 @@ void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *nod
 	nl_multicast(skb, net);
 }
 
-static const struct genl_ops encd_nl_ops[] = {
-	{
-		.cmd = ENCD_NL_CMD_GCOMM_GET,
-		.doit = nl_gcomm_get_doit,
-		.start = nl_gcomm_get_start,
-		.dumpit = nl_gcomm_get_dumpit,
-		.policy = encd_gcomm_get_nl_policy,
-		.maxattr = ARRAY_SIZE(encd_gcomm_get_nl_policy) - 1,
-	},
-	{
-		.cmd = ENCD_NL_CMD_NODE_GET,
-		.start = nl_node_get_start,
-		.dumpit = nl_node_get_dumpit,
-		.policy = encd_node_get_nl_policy,
-		.maxattr = ARRAY_SIZE(encd_node_get_nl_policy) - 1,
-	},
-	{
-		/* No policy: with resv_start_op 0 any attribute is refused. */
-		.cmd = ENCD_NL_CMD_TOPO_GET,
-		.doit = nl_topo_get_doit,
-	},
-	{
-		.cmd = ENCD_NL_CMD_TOPO_SET,
-		.doit = nl_topo_set_doit,
-		.policy = encd_topo_set_nl_policy,
-		.maxattr = ARRAY_SIZE(encd_topo_set_nl_policy) - 1,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = ENCD_NL_CMD_VCORE_GET,
-		.dumpit = nl_vcore_get_dumpit,
-	},
-};
-
 static struct genl_family encd_family __ro_after_init = {
 	.name = ENCD_GENL_NAME,
 	.version = ENCD_GENL_VERSION,
 	.netnsok = true,
 	/* Every command is new: strict validation, no legacy leniency. */
 	.resv_start_op = 0,
-	.ops = encd_nl_ops,
-	.n_ops = ARRAY_SIZE(encd_nl_ops),
+	/* The operations: nl_prepare_ops() */
 	.mcgrps = encd_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(encd_nl_mcgrps),
 	.module = THIS_MODULE,
 };
+
+/*
+ * An operation the spec gives no request attributes refuses every attribute.
+ * The kernel fills such a policy in for a struct genl_ops of a command past
+ * resv_start_op, but not for a split operation (6.2 on), which would take
+ * any attribute and ignore it.
+ */
+static const struct nla_policy nl_reject_all[] = {
+	{ .type = NLA_REJECT },
+	{ .type = NLA_REJECT },
+};
+
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+static struct genl_split_ops encd_nl_checked_ops[ARRAY_SIZE(encd_nl_ops)] __ro_after_init;
+
+/* The generated table, with nl_reject_all where it has no policy. */
+static int nl_prepare_ops(void)
+{
+	struct genl_split_ops *op;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(encd_nl_ops); i++) {
+		op = &encd_nl_checked_ops[i];
+		*op = encd_nl_ops[i];
+		if (!op->policy) {
+			op->policy = nl_reject_all;
+			op->maxattr = ARRAY_SIZE(nl_reject_all) - 1;
+		}
+	}
+	encd_family.split_ops = encd_nl_checked_ops;
+	encd_family.n_split_ops = ARRAY_SIZE(encd_nl_checked_ops);
+	return 0;
+}
+#else
+static struct genl_ops encd_nl_merged_ops[ARRAY_SIZE(encd_nl_ops)] __ro_after_init;
+
+static bool nl_same_policy(const struct genl_ops *op, const struct genl_split_ops *split)
+{
+	if (op->maxattr != split->maxattr)
+		return false;
+	return op->policy == split->policy || (op->policy && split->policy &&
+		!memcmp(op->policy, split->policy, (op->maxattr + 1) * sizeof(*op->policy)));
+}
+
+/*
+ * One struct genl_ops per command from the generated table, whose entries
+ * of a command are adjacent, do first. A struct genl_ops has one policy for
+ * both: the spec must give a command's do and dump the same requests.
+ */
+static int nl_prepare_ops(void)
+{
+	const struct genl_split_ops *split;
+	struct genl_ops *op = NULL;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(encd_nl_ops); i++) {
+		split = &encd_nl_ops[i];
+		if (!op || op->cmd != split->cmd) {
+			op = &encd_nl_merged_ops[n++];
+			op->cmd = split->cmd;
+			op->flags = split->flags & ~(GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP);
+			op->policy = split->policy;
+			op->maxattr = split->maxattr;
+		} else if (!nl_same_policy(op, split)) {
+			pr_err("netlink command %u has different do and dump policies\n", op->cmd);
+			return -EINVAL;
+		}
+		if (split->flags & GENL_CMD_CAP_DO) {
+			op->doit = split->doit;
+		} else {
+			op->start = split->start;
+			op->dumpit = split->dumpit;
+			op->done = split->done;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!encd_nl_merged_ops[i].policy) {
+			encd_nl_merged_ops[i].policy = nl_reject_all;
+			encd_nl_merged_ops[i].maxattr = ARRAY_SIZE(nl_reject_all) - 1;
+		}
+	}
+	encd_family.ops = encd_nl_merged_ops;
+	encd_family.n_ops = n;
+	return 0;
+}
+#endif
 
 /**
  * encd_netlink_init() - registers the "encd" family
@@ -645,6 +879,15 @@ static struct genl_family encd_family __ro_after_init = {
  */
 int __init encd_netlink_init(void)
 {
+	int err;
+
+	BUILD_BUG_ON(NL_NODE_DUMP_MAX > NLMSG_GOODSIZE);
+	BUILD_BUG_ON(NL_NODE_EVENT_MAX > NLMSG_DEFAULT_SIZE);
+	BUILD_BUG_ON(NL_GCOMM_MAX > NLMSG_DEFAULT_SIZE);
+
+	err = nl_prepare_ops();
+	if (err)
+		return err;
 	return genl_register_family(&encd_family);
 }
 

@@ -917,6 +917,30 @@ void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
 }
 
 /**
+ * encd_gcomm_host_tx_bytes() - what the host agent of a comm's rank sent
+ * @g: the comm
+ * @bytes: out: the bytes its links sent, whole frames
+ *
+ * Return: false when the comm has no rank registered with a host agent.
+ */
+bool encd_gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes)
+{
+	struct encd_host *h = NULL;
+
+	/*
+	 * No reference taken: while rank_lock is held the comm's rank keeps
+	 * its counted reference, and the rank holds its host's until it goes.
+	 */
+	spin_lock(&g->rank_lock);
+	if (g->rank)
+		h = READ_ONCE(g->rank->host);
+	if (h)
+		*bytes = atomic64_read(&h->sent_bytes);
+	spin_unlock(&g->rank_lock);
+	return h;
+}
+
+/**
  * encd_gcomm_rank_walk() - snapshots of the comm nodes of a comm's rank
  * @g: the comm
  * @pos: the node to start at (counted from 0); advanced past each one put

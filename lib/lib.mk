@@ -9,7 +9,7 @@
 # PIC objects serve both the .a and the .so of each.
 #
 # `make install` (install-lib) puts both libraries, their headers (with
-# uapi/linux/encd.h, which enc.h includes), their .pc files and the man pages
+# uapi/linux/*.h, which enc.h includes), their .pc files and the man pages
 # of their functions under $(DESTDIR)$(PREFIX); `make uninstall` removes them.
 # `make check-man` (part of `make check`) lints the man pages.
 
@@ -95,7 +95,7 @@ install-lib: lib
 	ln -sf $(LIBENC_SONAME) $(DESTDIR)$(LIBDIR)/libenc.so
 	ln -sf $(LIBENC_JSON_SONAME) $(DESTDIR)$(LIBDIR)/libenc-json.so
 	install -m 0644 $(LIBENC_HDRS) $(DESTDIR)$(INCLUDEDIR)/enc/
-	install -m 0644 $(TOP)/uapi/linux/encd.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	install -m 0644 $(TOP)/uapi/linux/*.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	$(call lib_pc,libenc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libenc.pc
 	$(call lib_pc,libenc-json,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > \
@@ -109,7 +109,7 @@ uninstall-lib:
 		libenc-json.a libenc-json.so $(LIBENC_JSON_SONAME) \
 		pkgconfig/libenc.pc pkgconfig/libenc-json.pc)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/enc/,$(notdir $(LIBENC_HDRS)))
-	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/encd.h
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/linux/,$(notdir $(wildcard $(TOP)/uapi/linux/*.h)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(LIBENC_MAN3)))
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/enc 2>/dev/null || true
 

@@ -5,9 +5,10 @@
 # operator sees (a missing module, a missing capability, a value the kernel
 # refuses, a comm that is not there), that words are never abbreviated, that
 # -j, -p and -V work before or after the object, that errors are JSON with
-# -j, and that asking for the family loads the module. KTAP output; run by tools/vm in the VM with encd loaded, from
-# the selftests directory. It unloads and reloads encd, so it refuses to run
-# anywhere but in the test VM.
+# -j, that asking for the family loads the module, and that status warns
+# when encd allows worlds without a secret. KTAP output; run by tools/vm in
+# the VM with encd loaded, from the selftests directory. It unloads and
+# reloads encd, so it refuses to run anywhere but in the test VM.
 set -u
 
 encctl=${ENCCTL:-${ENCD_BUILD:+$ENCD_BUILD/../tools/encctl}}
@@ -99,6 +100,32 @@ expect_same() {
 	fi
 }
 
+# expect_insecure NAME ALLOWED: `encctl status` warns that worlds without a
+# secret are allowed exactly when ALLOWED is true, and `encctl -j status`
+# says "allow_insecure_worlds": ALLOWED.
+expect_insecure() {
+	local name=$1 allowed=$2 text json warned=false
+	text=$("$encctl" status 2>&1) &&
+		json=$("$encctl" -j status 2>&1) || {
+		echo "# encctl status failed: $text $json"
+		not_ok "$name"
+		return
+	}
+	grep -qE '^encd: WARNING: allow_insecure_worlds=1: a world whose root is not on loopback' \
+		<<<"$text" && warned=true
+	if [ "$warned" = "$allowed" ] && python3 -c '
+import json, sys
+sys.exit(json.loads(sys.argv[1])["allow_insecure_worlds"] is not (sys.argv[2] == "true"))
+' "$json" "$allowed"; then
+		ok "$name"
+	else
+		echo "# allowed $allowed: warned $warned; text:"
+		sed 's/^/#   /' <<<"$text"
+		echo "# json: $json"
+		not_ok "$name"
+	fi
+}
+
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
@@ -115,7 +142,7 @@ helper_path() {
 	done
 }
 
-echo "1..54"
+echo "1..57"
 
 expect version 0 '^encctl [0-9]' "$encctl" -V
 expect help_lists_the_objects 0 'status.*' "$encctl" --help
@@ -243,5 +270,12 @@ EOS
 chmod +x /tmp/encd-modprobe.$$
 helper_path encd-modprobe.$$ >/proc/sys/kernel/modprobe
 expect family_lookup_loads_the_module 0 'virtual NeuronCores' "$encctl" status
+
+# Loaded without allow_insecure_worlds, then with it, then without again.
+expect_insecure status_is_quiet_about_secrets_by_default false
+rmmod encd && insmod "$ko" allow_insecure_worlds=1
+expect_insecure status_warns_when_loaded_with_allow_insecure_worlds true
+rmmod encd && insmod "$ko"
+expect_insecure status_is_quiet_again_once_reloaded_without_it false
 
 exit $((failed > 0))

@@ -5,8 +5,10 @@
  * by field with ENCD_IOC_GET_GLOBAL_COMM and with libenc, complete and split
  * dumps of every comm of 256 cores, dumps racing builds and teardowns,
  * events, privileges, network namespaces, extended acks for malformed
- * requests, and encctl's JSON (status, comm show, monitor -j) against the
- * library.
+ * requests, encctl's JSON (status, comm show, monitor -j) against the
+ * library, the module's settings (allow_insecure_worlds) as MODULE_GET and
+ * encctl status say them, and a world of 256 ranks whose nodes each take
+ * several messages and whose one host agent sent nothing.
  *
  * Loaded with num_vcores=256 (netlink_test.modparams).
  */
@@ -42,6 +44,7 @@ struct nl {
 	uint16_t family;
 	uint32_t events;	/* the "events" group id */
 	uint32_t seq;
+	size_t recv_len;	/* bytes each recv() asks for; 0: NL_BUF */
 	char buf[NL_BUF];
 };
 
@@ -187,7 +190,7 @@ static int nl_talk(struct nl *nl, struct req *r, msg_cb cb, void *arg, struct nl
 	if (send(nl->fd, r, r->n.nlmsg_len, 0) < 0)
 		return rep->err = -errno;
 	for (;;) {
-		n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
+		n = recv(nl->fd, nl->buf, nl->recv_len ? nl->recv_len : sizeof(nl->buf), 0);
 		if (n < 0)
 			return rep->err = -errno;
 		data = false;
@@ -247,13 +250,19 @@ static void family_cb(const struct nlmsghdr *nlh, void *arg)
 	}
 }
 
-/* Opens a socket in the caller's network namespace and resolves "encd". */
-static int nl_open(struct nl *nl)
+/*
+ * Opens a socket in the caller's network namespace and resolves "encd";
+ * every recv() on it asks for @recv_len bytes (0: NL_BUF). The kernel sizes
+ * the parts of a dump by the largest recv() the socket has seen, so it is
+ * set before the first one.
+ */
+static int nl_open_recv(struct nl *nl, size_t recv_len)
 {
 	struct family_info fam = {};
 	struct nl_reply rep;
 	struct req r;
 
+	nl->recv_len = recv_len;
 	nl->seq = 1000;
 	nl->fd = nl_socket();
 	if (nl->fd < 0)
@@ -266,6 +275,11 @@ static int nl_open(struct nl *nl)
 	nl->family = fam.id;
 	nl->events = fam.events;
 	return 0;
+}
+
+static int nl_open(struct nl *nl)
+{
+	return nl_open_recv(nl, 0);
 }
 
 static void nl_close(struct nl *nl)
@@ -344,6 +358,8 @@ static void check_gcomm(struct __test_metadata *_metadata, const struct nlmsghdr
 	/* A comm built in this test's namespace belongs to it. */
 	ASSERT_EQ(0, stat("/proc/self/ns/net", &st));
 	ASSERT_EQ(st.st_ino, a_u32(tb[ENCD_A_GCOMM_NETNS_INO]));
+	/* Built, never set up: no rank, so no host agent and nothing it sent. */
+	ASSERT_EQ(NULL, tb[ENCD_A_GCOMM_HOST_TX_BYTES]);
 }
 
 /* A dump or get of global comms, each reply kept (up to 2 per slot). */
@@ -426,7 +442,29 @@ static int in_child(int (*fn)(void *), void *arg)
 FIXTURE(nl) {
 	struct nl nl;
 	int fd;		/* /dev/encd */
+	pid_t world;	/* the process group of a world this test launched, or 0 */
+	int insecure;	/* allow_insecure_worlds as the test found it: 0, 1, or -1 */
 };
+
+#define INSECURE_PARAM	"allow_insecure_worlds"
+
+/* A bool module parameter: 1 (Y), 0 (N), or -1 when it cannot be read. */
+static int param_bool(const char *name)
+{
+	char path[128], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), ENCD_PARAMS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
+}
+
+static void world_kill(struct nl *nl, pid_t world);
 
 FIXTURE_SETUP(nl)
 {
@@ -434,12 +472,19 @@ FIXTURE_SETUP(nl)
 	ASSERT_NE(0, self->nl.family);
 	self->fd = encd_open();
 	ASSERT_LE(0, self->fd);
+	self->insecure = param_bool(INSECURE_PARAM);
+	ASSERT_LE(0, self->insecure);
 }
 
 FIXTURE_TEARDOWN(nl)
 {
+	/* Its comms must not outlive the test, whether it passed or not. */
+	if (self->world)
+		world_kill(&self->nl, self->world);
 	/* The topology is the host's: put it back as the module loaded it. */
 	topo_set(&self->nl, 0, 0, 0, 0, 0);
+	if (self->insecure >= 0)
+		encd_param_set(INSECURE_PARAM, self->insecure);
 	close(self->fd);
 	nl_close(&self->nl);
 }
@@ -754,6 +799,37 @@ TEST_F(nl, vcore_dump_lists_every_core)
 	ASSERT_TRUE(v.ok);
 }
 
+/* MODULE_GET: allow-insecure-worlds, or -1 when the reply has no such u8. */
+static int module_get(struct nl *nl, struct nl_reply *rep)
+{
+	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1];
+	const struct nlattr *a;
+	struct gcomms gs = {};
+	struct req r;
+	int allow = -1;
+
+	req_init(&r, nl->family, ENCD_NL_CMD_MODULE_GET, 0);
+	if (nl_talk(nl, &r, gcomms_cb, &gs, rep) || gs.n != 1)
+		goto out;
+	parse_msg(gs.msg[0], tb, ENCD_A_MODULE_MAX);
+	a = tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS];
+	if (a && nla_len(a) == 1)
+		allow = *(uint8_t *)nla_data(a);
+out:
+	gcomms_free(&gs);
+	return allow;
+}
+
+static int module_get_in_new_netns(void *arg)
+{
+	struct nl_reply rep;
+	struct nl nl;
+
+	if (unshare(CLONE_NEWNET) || nl_open(&nl))
+		return 100;
+	return module_get(&nl, &rep);
+}
+
 /* --- network namespaces --- */
 
 struct netns_ctx {
@@ -913,6 +989,8 @@ static const struct bad_case bad_cases[] = {
 	  true },
 	{ "attribute to a command that takes none", ENCD_NL_CMD_TOPO_GET, 0, 1, 4, 1, -EINVAL,
 	  true },
+	{ "reply attribute to module-get", ENCD_NL_CMD_MODULE_GET, 0,
+	  ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, 1, 1, -EINVAL, true },
 	{ "dump of a do-only command", ENCD_NL_CMD_TOPO_GET, NLM_F_DUMP, 0, 0, 0, -EOPNOTSUPP,
 	  false },
 	{ "do of a dump-only command", ENCD_NL_CMD_VCORE_GET, 0, 0, 0, 0, -EOPNOTSUPP, false },
@@ -1157,6 +1235,31 @@ TEST_F(nl, encctl_status_and_comm_show_json_match_the_library)
 	enc_destroy_gcomm_locks();
 }
 
+TEST_F(nl, module_get_and_encctl_status_follow_allow_insecure_worlds)
+{
+	struct json_object *j, *v;
+	struct nl_reply rep;
+	int allow;
+
+	/* As the module was loaded (the runner gives no such parameter). */
+	ASSERT_EQ(0, self->insecure);
+	ASSERT_EQ(0, module_get(&self->nl, &rep));
+
+	for (allow = 1; allow >= 0; allow--) {
+		ASSERT_EQ(0, encd_param_set(INSECURE_PARAM, allow));
+		ASSERT_EQ(allow, param_bool(INSECURE_PARAM));
+		ASSERT_EQ(allow, module_get(&self->nl, &rep));
+		/* A module setting, the same from every namespace. */
+		ASSERT_EQ(allow, in_child(module_get_in_new_netns, NULL));
+		j = encctl_json("-j status");
+		ASSERT_NE(NULL, j);
+		ASSERT_TRUE(json_object_object_get_ex(j, "allow_insecure_worlds", &v));
+		ASSERT_TRUE(json_object_is_type(v, json_type_boolean));
+		ASSERT_EQ(allow, json_object_get_boolean(v));
+		json_object_put(j);
+	}
+}
+
 /* Reads one line from @fp within @ms; NULL on timeout or end. */
 static char *read_line(FILE *fp, int ms, char *buf, int len)
 {
@@ -1230,6 +1333,274 @@ TEST_F(nl, encctl_monitor_json_prints_one_event_per_line)
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	fclose(fp);
+}
+
+/* --- a world as big as this VM can form: nodes in several messages --- */
+
+/*
+ * One rank on every core: the world node of each rank has 256 participants,
+ * ENCD_PARTICIPANTS_PER_MSG a message. (A world's 16384 ranks, 128 times
+ * this, are only reached with remote ranks; the sizes involved do not grow
+ * with the world but with ENCD_PARTICIPANTS_PER_MSG, and the module checks
+ * at build time that its largest message fits the smallest part of a dump.)
+ */
+#define BIG_N		NUM_VCORES
+#define BIG_ROOT	"127.0.0.1:34567"
+#define BIG_MSGS	((BIG_N + ENCD_PARTICIPANTS_PER_MSG - 1) / ENCD_PARTICIPANTS_PER_MSG)
+
+struct big_node {
+	uint32_t nec_dev, ctx, stream, rank, rank_n, state, n_part;
+	uint64_t serial;
+	bool global;
+	int msgs, first_part, last_part;
+	uint32_t part[BIG_N];
+};
+
+/* A NODE_GET dump put back together, and what broke the protocol if anything did. */
+struct big_dump {
+	const struct nl_reply *rep;	/* the part each message comes in */
+	int n;
+	struct big_node node[BIG_N];
+	char bad[256];
+};
+
+/* Takes one NODE_GET message into @d; says what is wrong with it, if anything. */
+static const char *big_take(struct big_dump *d, const struct nlmsghdr *nlh, uint32_t *off)
+{
+	const struct nlattr *tb[ENCD_A_NODE_MAX + 1];
+	struct big_node *x = d->n ? &d->node[d->n - 1] : NULL;
+	uint32_t count, want;
+	int type;
+
+	parse_msg(nlh, tb, ENCD_A_NODE_MAX);
+	if (!tb[ENCD_A_NODE_PARTICIPANTS_OFFSET] || !tb[ENCD_A_NODE_PARTICIPANTS] ||
+	    nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) % 4)
+		return "no offset or participants";
+	*off = a_u32(tb[ENCD_A_NODE_PARTICIPANTS_OFFSET]);
+	count = nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) / 4;
+	if (!*off) {
+		if (d->n == BIG_N)
+			return "more nodes than the world's";
+		x = &d->node[d->n++];
+		memset(x, 0, sizeof(*x));
+		x->nec_dev = a_u32(tb[ENCD_A_NODE_NEC_DEV]);
+		x->ctx = a_u32(tb[ENCD_A_NODE_CTX]);
+		x->stream = a_u32(tb[ENCD_A_NODE_STREAM]);
+		x->serial = a_u64(tb[ENCD_A_NODE_GCOMM_SERIAL]);
+		x->rank = a_u32(tb[ENCD_A_NODE_RANK]);
+		x->rank_n = a_u32(tb[ENCD_A_NODE_RANK_N]);
+		x->state = a_u32(tb[ENCD_A_NODE_STATE]);
+		x->global = tb[ENCD_A_NODE_GLOBAL];
+		x->first_part = d->rep->parts;
+		if (!tb[ENCD_A_NODE_REFCNT] || !tb[ENCD_A_NODE_GROUPS] || !tb[ENCD_A_NODE_PHASE])
+			return "a node's first message without its state";
+	} else {
+		if (!x || *off != x->n_part)
+			return "participants that do not follow the node's";
+		/* The next messages of a node say which node, and nothing else. */
+		for (type = 1; type <= ENCD_A_NODE_MAX; type++) {
+			bool want_it = type == ENCD_A_NODE_NEC_DEV || type == ENCD_A_NODE_CTX ||
+				       type == ENCD_A_NODE_STREAM || type == ENCD_A_NODE_RANK_N ||
+				       type == ENCD_A_NODE_GCOMM_SERIAL ||
+				       type == ENCD_A_NODE_PARTICIPANTS ||
+				       type == ENCD_A_NODE_PARTICIPANTS_OFFSET;
+
+			if (type != ENCD_A_NODE_PAD && want_it != !!tb[type])
+				return "a next message with the wrong attributes";
+		}
+		if (a_u32(tb[ENCD_A_NODE_NEC_DEV]) != x->nec_dev ||
+		    a_u32(tb[ENCD_A_NODE_CTX]) != x->ctx ||
+		    a_u32(tb[ENCD_A_NODE_STREAM]) != x->stream ||
+		    a_u64(tb[ENCD_A_NODE_GCOMM_SERIAL]) != x->serial ||
+		    a_u32(tb[ENCD_A_NODE_RANK_N]) != x->rank_n)
+			return "a next message of another node";
+	}
+	want = x->rank_n - *off < ENCD_PARTICIPANTS_PER_MSG ? x->rank_n - *off :
+							       ENCD_PARTICIPANTS_PER_MSG;
+	if (count != want || *off + count > BIG_N)
+		return "not as many participants as there should be";
+	memcpy(x->part + *off, nla_data(tb[ENCD_A_NODE_PARTICIPANTS]), count * 4);
+	x->n_part += count;
+	x->msgs++;
+	x->last_part = d->rep->parts;
+	return NULL;
+}
+
+static void big_node_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct big_dump *d = arg;
+	uint32_t off = 0;
+	const char *bad = big_take(d, nlh, &off);
+
+	if (bad && !d->bad[0])
+		snprintf(d->bad, sizeof(d->bad), "node %d, offset %u: %s", d->n, off, bad);
+}
+
+/* NODE_GET dumped on a new socket whose recv() asks for @recv_len bytes. */
+static int big_dump(struct big_dump *d, size_t recv_len, struct nl_reply *rep)
+{
+	struct nl *nl = malloc(sizeof(*nl));
+	struct req r;
+	int err;
+
+	if (!nl)
+		return -ENOMEM;
+	err = nl_open_recv(nl, recv_len);
+	if (!err) {
+		memset(d, 0, sizeof(*d));
+		d->rep = rep;
+		req_init(&r, nl->family, ENCD_NL_CMD_NODE_GET, NLM_F_DUMP);
+		err = nl_talk(nl, &r, big_node_cb, d, rep);
+		nl_close(nl);
+	}
+	free(nl);
+	return err;
+}
+
+/* The world's BIG_N ranks are all there, ready, each node with every participant. */
+static bool big_world_ready(struct big_dump *d)
+{
+	struct nl_reply rep;
+	int i;
+
+	if (big_dump(d, 0, &rep) || d->n != BIG_N || d->bad[0])
+		return false;
+	for (i = 0; i < d->n; i++)
+		if (!d->node[i].global || d->node[i].state != ENCD_NODE_READY ||
+		    d->node[i].n_part != BIG_N)
+			return false;
+	return true;
+}
+
+static void world_kill(struct nl *nl, pid_t world)
+{
+	struct nl_reply rep;
+	struct gcomms gs = {};
+	int tries;
+
+	kill(-world, SIGKILL);
+	waitpid(world, NULL, 0);
+	/* The ranks are not our children: wait for their comms to go. */
+	for (tries = 0; tries < 300; tries++) {
+		if (gcomm_dump(nl, -1, -1, &gs, &rep) || !gs.n)
+			break;
+		gcomms_free(&gs);
+		usleep(100 * 1000);
+	}
+	gcomms_free(&gs);
+}
+
+/* The world node's participants in a comm of `encctl -j` output: 0..BIG_N-1? */
+static bool json_world_node_whole(struct json_object *comm)
+{
+	struct json_object *nodes, *node, *global, *part;
+	size_t i, j;
+
+	if (!json_object_object_get_ex(comm, "nodes", &nodes))
+		return false;
+	for (i = 0; i < json_object_array_length(nodes); i++) {
+		node = json_object_array_get_idx(nodes, i);
+		if (!json_object_object_get_ex(node, "global", &global) ||
+		    !json_object_get_boolean(global))
+			continue;
+		if (!json_object_object_get_ex(node, "participants", &part) ||
+		    json_object_array_length(part) != BIG_N)
+			return false;
+		for (j = 0; j < BIG_N; j++)
+			if (json_object_get_int64(json_object_array_get_idx(part, j)) != (int64_t)j)
+				return false;
+		return true;
+	}
+	return false;
+}
+
+TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 900)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct big_dump *d = malloc(sizeof(*d));
+	struct json_object *j, *comms;
+	int i, k, tries, straddles = 0;
+	struct gcomms gs = {};
+	struct nl_reply rep;
+	size_t recv_len;
+	uint32_t p;
+
+	ASSERT_NE(NULL, d);
+	self->world = fork();
+	ASSERT_LE(0, self->world);
+	if (!self->world) {
+		setpgid(0, 0);
+		/* The ranks' lines are not the test's. */
+		dup2(open("/dev/null", O_WRONLY), 1);
+		execl(encctl_path(), "encctl", "world", "launch", "-n", "256", "--root", BIG_ROOT,
+		      "--hold", "3600", "--timeout-ms", "300000", NULL);
+		_exit(127);
+	}
+	setpgid(self->world, self->world);
+	for (tries = 0; tries < 600 && !big_world_ready(d); tries++)
+		sleep(1);
+	ASSERT_GT(600, tries) {
+		TH_LOG("%d world nodes after 10 minutes%s%s", d->n, d->bad[0] ? ": " : "",
+		       d->bad);
+	}
+
+	/*
+	 * Parts of many sizes (each socket's recv() size bounds the parts it
+	 * gets): every dump is whole, and in some a node's messages straddle
+	 * two parts.
+	 */
+	for (k = 0; k < 20; k++) {
+		recv_len = 4096 + k * 640;
+		ASSERT_EQ(0, big_dump(d, recv_len, &rep));
+		ASSERT_STREQ("", d->bad);
+		ASSERT_FALSE(rep.intr);
+		ASSERT_EQ(BIG_N, d->n) {
+			TH_LOG("parts of at most %zu bytes", recv_len);
+		}
+		ASSERT_EQ(BIG_N * BIG_MSGS, rep.msgs);
+		ASSERT_LT(1, rep.parts);
+		for (i = 0; i < d->n; i++) {
+			ASSERT_TRUE(d->node[i].global);
+			ASSERT_EQ(BIG_N, d->node[i].rank_n);
+			ASSERT_EQ(BIG_MSGS, d->node[i].msgs);
+			ASSERT_EQ(d->node[i].nec_dev, d->node[i].rank);
+			for (p = 0; p < BIG_N; p++)
+				ASSERT_EQ(p, d->node[i].part[p]);
+			straddles += d->node[i].first_part != d->node[i].last_part;
+		}
+	}
+	ASSERT_LT(0, straddles);
+	TH_LOG("%d messages a node; %d nodes of 20 dumps straddled two parts", BIG_MSGS,
+	       straddles);
+
+	/*
+	 * Every rank is in this namespace: one host agent, the root's, with no
+	 * other host to talk to. Each comm has it, and it sent nothing.
+	 */
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
+	ASSERT_EQ(BIG_N, gs.n);
+	for (i = 0; i < gs.n; i++) {
+		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		ASSERT_NE(NULL, tb[ENCD_A_GCOMM_HOST_TX_BYTES]);
+		ASSERT_EQ(0, a_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES]));
+	}
+	gcomms_free(&gs);
+
+	/* encctl puts them back together too. */
+	j = encctl_json("-j comm show");
+	ASSERT_NE(NULL, j);
+	ASSERT_EQ(BIG_N, json_object_array_length(j));
+	for (i = 0; i < BIG_N; i++)
+		ASSERT_TRUE(json_world_node_whole(json_object_array_get_idx(j, i)));
+	json_object_put(j);
+	j = encctl_json("-j status");
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "comms", &comms));
+	ASSERT_EQ(BIG_N, json_object_array_length(comms));
+	for (i = 0; i < BIG_N; i++)
+		ASSERT_TRUE(json_world_node_whole(json_object_array_get_idx(comms, i)));
+	json_object_put(j);
+	free(d);
 }
 
 TEST_HARNESS_MAIN

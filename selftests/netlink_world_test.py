@@ -6,11 +6,13 @@ Runs inside the test VM with encd loaded (netlink_world_test.modparams:
 256 cores). KTAP output, one line per case. Ranks are `encctl -j world join`
 processes, each on its own vnc; what they print is what libenc told them,
 and that is what `encctl status`, `encctl comm show`, `encctl monitor` and a
-raw NODE_GET dump are held to.
+raw NODE_GET dump are held to; the bytes each host agent sent, to what its
+network namespace's TCP sockets sent.
 """
 import fcntl
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -21,6 +23,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from worlds import Netns, SECRET_FILE  # noqa: E402 (beside this file)
+
 BUILD = os.environ.get("ENCD_BUILD", "")
 ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
 if not BUILD or not os.access(ENCCTL, os.X_OK):
@@ -42,9 +47,11 @@ def port():
 
 
 def encctl_json(*args):
-    out = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    return json.loads(out)
+    p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=60)
+    if p.returncode:
+        raise RuntimeError("encctl -j %s: status %d: %s" % (" ".join(args), p.returncode,
+                                                             p.stderr.strip()))
+    return json.loads(p.stdout)
 
 
 def write_program(name, groups, ops=()):
@@ -96,6 +103,7 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 ENCD_NL_CMD_NODE_GET = 4
 A_NODE = {"nec_dev": 2, "ctx": 3, "stream": 4, "gcomm_serial": 5, "participants": 6,
           "rank": 7, "rank_n": 8, "refcnt": 9, "state": 10, "global": 11, "groups": 12}
+A_NODE_PARTICIPANTS_OFFSET = 16
 
 
 def nl_attrs(data):
@@ -150,10 +158,17 @@ def node_dump():
     sock.close()
     nodes = []
     for r in replies:
+        part = list(struct.unpack("=%dI" % (len(r.get(6, b"")) // 4), r.get(6, b"")))
+        # A node of more participants than one message takes goes on here.
+        off = struct.unpack("=I", r[A_NODE_PARTICIPANTS_OFFSET])[0]
+        if off:
+            if not nodes or len(nodes[-1]["participants"]) != off:
+                raise RuntimeError("participants from %d do not follow a node" % off)
+            nodes[-1]["participants"] += part
+            continue
         n = {k: struct.unpack("=I", r[v][:4])[0] for k, v in A_NODE.items()
              if v in r and len(r[v]) == 4 and k not in ("participants", "global")}
-        n["participants"] = list(struct.unpack("=%dI" % (len(r.get(6, b"")) // 4),
-                                               r.get(6, b"")))
+        n["participants"] = part
         n["global"] = 11 in r
         nodes.append(n)
     return nodes, parts, intr
@@ -414,6 +429,101 @@ def node_dump_of_2080_nodes_is_complete_and_split():
            x["participants"][x["rank"]] != x["nec_dev"] % n:
             return False, "a torn node: %s" % x
     return True, "%d nodes in %d parts" % (len(nodes), parts)
+
+
+def in_netns(netns, *cmd):
+    return (["ip", "netns", "exec", netns] if netns else []) + list(cmd)
+
+
+def netns_tcp_sent(netns):
+    """What the TCP sockets of @netns sent: payload bytes, retransmissions
+    aside (tcp_info's bytes_sent - bytes_retrans, through ss)."""
+    out = subprocess.run(in_netns(netns, "ss", "-tinH"), capture_output=True, text=True,
+                         check=True).stdout
+    sent = 0
+    for line in out.splitlines():
+        m = re.search(r"bytes_sent:(\d+)", line)
+        if m:
+            r = re.search(r"bytes_retrans:(\d+)", line)
+            sent += int(m.group(1)) - (int(r.group(1)) if r else 0)
+    return sent
+
+
+def netns_json(netns, *args):
+    p = subprocess.run(in_netns(netns, ENCCTL, "-j", *args), capture_output=True, text=True,
+                       timeout=60)
+    if p.returncode:
+        raise RuntimeError("%s: encctl -j %s: %s" % (netns, " ".join(args), p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+@case
+def host_tx_bytes_is_what_each_host_agent_sent():
+    """A world of four ranks on two hosts (network namespaces, two ranks
+    each): each host agent's count, on both of its comms, is what its
+    namespace's sockets sent; a comm never set up has none."""
+    n, per_host = 4, 2
+    hosts = Netns(n // per_host, prefix="encdtx")
+    procs = []
+    try:
+        root = "%s:%d" % (Netns.addr(1), port())
+        for r in range(n):
+            cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(40 + r), "--g-device-id", str(r),
+                   "--world-size", str(n), "--root", root, "--timeout-ms", "120000",
+                   "--secret-file", SECRET_FILE, "--hold", "600"]
+            procs.append(subprocess.Popen(in_netns(hosts.names[r // per_host], *cmd),
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+
+        def formed():
+            shown = {ns: netns_json(ns, "comm", "show") for ns in hosts.names}
+            return shown if all(
+                len(cs) == per_host and all(c["state"] == "bootstrapped" for c in cs)
+                for cs in shown.values()) else None
+        if not wait_for(formed, timeout=300, step=1):
+            return False, "the world never formed: %s" % [
+                p.stderr.read().decode() for p in procs if p.poll() is not None]
+        holder = hold_comm(50, 0, 2, 0, "127.0.0.1:1")
+        try:
+            unset = [c for c in encctl_json("status")["comms"] if c["nec_dev"] == 50]
+            unset_text = subprocess.run([ENCCTL, "comm", "show", "dev", "50"],
+                                        capture_output=True, text=True, check=True).stdout
+        finally:
+            os.close(holder)
+        if len(unset) != 1 or unset[0]["host_tx_bytes"] is not None or \
+                "host-tx-bytes" in unset_text:
+            return False, "a comm never set up shows %s / %s" % (unset, unset_text)
+
+        def sends():
+            return {ns: ([c["host_tx_bytes"] for c in netns_json(ns, "status")["comms"]],
+                         netns_tcp_sent(ns)) for ns in hosts.names}
+
+        # Once formed, nothing moves: the same twice in a row is all there is.
+        reads = []
+
+        def settled():
+            reads.append(sends())
+            return len(reads) > 1 and reads[-1] == reads[-2]
+        wait_for(settled, timeout=30, step=1)
+        got = reads[-1]
+        notes = []
+        for ns in hosts.names:
+            counts, sent = got[ns]
+            text = subprocess.run(in_netns(ns, ENCCTL, "status"), capture_output=True,
+                                  text=True, check=True).stdout
+            if len(counts) != per_host or len(set(counts)) != 1:
+                return False, "%s: host_tx_bytes %s on its comms" % (ns, counts)
+            if not counts[0] or counts[0] != sent:
+                return False, "%s: host_tx_bytes %s, its sockets sent %d" % (ns, counts[0], sent)
+            if text.count("host sent %d bytes" % sent) != per_host:
+                return False, "%s: encctl status says: %s" % (ns, text)
+            notes.append("%s %d" % (ns, sent))
+        return True, "bytes sent: " + ", ".join(notes)
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+        hosts.close()
 
 
 def main():

@@ -27,7 +27,7 @@ selftests: $(SELFTESTS) $(GCOMM_DEMO)
 gcomm-demo: $(GCOMM_DEMO)
 
 $(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_JSON_A) \
-		$(LIBENC_A) $(TOP)/uapi/linux/encd.h
+		$(LIBENC_A) $(TOP)/uapi/linux/encd.h $(TOP)/uapi/linux/encd_netlink.h
 	@test -d "$(KSFT_DIR)" || { echo "no kselftest headers in $(KSFT_DIR)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LDLIBS)

@@ -19,6 +19,9 @@ packages=(
 	qemu-system-x86 busybox-static cpio iproute2 util-linux coreutils
 	# selftests in Python, and the netlink spec check (PyYAML)
 	python3 python3-yaml
+	# the netlink code generator and the YNL CLI (6.12's tools/net/ynl),
+	# which validate the spec against the kernel's schema
+	linux-source-6.12 python3-jsonschema
 )
 
 missing=()
@@ -35,6 +38,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The selftest harness and the debug kernel need the source tree unpacked
-# (once per machine, in a cache outside the checkout).
-"$(dirname "$0")/kernel-source.sh" >/dev/null
+# The selftest harness and the debug kernel need the source tree unpacked,
+# the netlink generator and its test YNL from 6.12 (once per machine, in a
+# cache outside the checkout).
+"$(dirname "$0")/kernel-source.sh" 6.1 >/dev/null
+"$(dirname "$0")/kernel-source.sh" 6.12 >/dev/null

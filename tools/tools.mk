@@ -10,7 +10,8 @@ ENCCTL_LIBS := $(shell pkg-config --libs libmnl json-c 2>/dev/null || echo -lmnl
 .PHONY: tools
 tools: $(ENCCTL)
 
-$(ENCCTL): $(ENCCTL_SRCS) $(ENCCTL_HDRS) $(LIBENC_JSON_A) $(LIBENC_A) uapi/linux/encd.h
+$(ENCCTL): $(ENCCTL_SRCS) $(ENCCTL_HDRS) $(LIBENC_JSON_A) $(LIBENC_A) uapi/linux/encd.h \
+		uapi/linux/encd_netlink.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -DENCCTL_VERSION='"$(ENCD_VERSION)"' -o $@ $(ENCCTL_SRCS) \
 		$(LIBENC_JSON_A) $(LIBENC_A) $(LIBENC_JSON_LDLIBS) $(LIBENC_LDLIBS) $(ENCCTL_LIBS)

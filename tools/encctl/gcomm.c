@@ -2,7 +2,9 @@
 /*
  * Global comms and comm nodes: reading them (a GCOMM_GET dump, then a
  * NODE_GET dump, each read again if the kernel says it was interrupted) and
- * printing them whole.
+ * printing them whole. A node of a big world comes in several NODE_GET
+ * messages, ENCD_PARTICIPANTS_PER_MSG participants each: they are put back
+ * together here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +70,9 @@ void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g)
 	g->state = encctl_attr_u32(tb[ENCD_A_GCOMM_STATE], 0);
 	g->created_ns = encctl_attr_u64(tb[ENCD_A_GCOMM_CREATED], 0);
 	g->netns_ino = encctl_attr_u32(tb[ENCD_A_GCOMM_NETNS_INO], 0);
+	g->has_host_tx = tb[ENCD_A_GCOMM_HOST_TX_BYTES] &&
+			 !mnl_attr_validate(tb[ENCD_A_GCOMM_HOST_TX_BYTES], MNL_TYPE_U64);
+	g->host_tx_bytes = encctl_attr_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES], 0);
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
 		if (mnl_attr_get_type(attr) == ENCD_A_GCOMM_PHASE)
 			encctl_phase_add(&g->phases, attr);
@@ -75,10 +80,22 @@ void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g)
 		encctl_error_parse(&g->error, tb[ENCD_A_GCOMM_ERROR]);
 }
 
+/* The participants of a NODE_GET message, and how many. */
+static const uint32_t *node_participants(const struct nlattr *attr, uint32_t *count)
+{
+	*count = 0;
+	if (!attr || mnl_attr_get_payload_len(attr) % sizeof(uint32_t))
+		return NULL;
+	*count = mnl_attr_get_payload_len(attr) / sizeof(uint32_t);
+	return mnl_attr_get_payload(attr);
+}
+
 int encctl_node_parse(const struct nlmsghdr *nlh, struct encctl_node *n)
 {
 	const struct nlattr *tb[ENCD_A_NODE_MAX + 1] = {};
 	const struct nlattr *attr;
+	const uint32_t *part;
+	uint32_t count;
 
 	memset(n, 0, sizeof(*n));
 	encctl_nl_parse(nlh, tb, ENCD_A_NODE_MAX);
@@ -92,14 +109,14 @@ int encctl_node_parse(const struct nlmsghdr *nlh, struct encctl_node *n)
 	n->state = encctl_attr_u32(tb[ENCD_A_NODE_STATE], 0);
 	n->groups = encctl_attr_u32(tb[ENCD_A_NODE_GROUPS], 0);
 	n->global = tb[ENCD_A_NODE_GLOBAL];
-	attr = tb[ENCD_A_NODE_PARTICIPANTS];
-	if (attr && mnl_attr_get_payload_len(attr) % sizeof(uint32_t) == 0 &&
-	    mnl_attr_get_payload_len(attr)) {
-		n->n_participants = mnl_attr_get_payload_len(attr) / sizeof(uint32_t);
-		n->participants = malloc(mnl_attr_get_payload_len(attr));
+	part = node_participants(tb[ENCD_A_NODE_PARTICIPANTS], &count);
+	if (count) {
+		/* Room for all of them: the next messages bring the rest. */
+		n->participants = malloc((n->rank_n > count ? n->rank_n : count) * sizeof(*part));
 		if (!n->participants)
 			return -1;
-		memcpy(n->participants, mnl_attr_get_payload(attr), mnl_attr_get_payload_len(attr));
+		memcpy(n->participants, part, count * sizeof(*part));
+		n->n_participants = count;
 	}
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
 		if (mnl_attr_get_type(attr) == ENCD_A_NODE_PHASE)
@@ -134,7 +151,9 @@ void encctl_gcomms_free(struct encctl_gcomms *comms)
 
 struct read_ctx {
 	struct encctl_gcomms *out;
+	struct encctl_node *last;	/* the node the next message may go on with */
 	bool failed;
+	bool torn;			/* a node came in pieces that do not fit */
 };
 
 static int gcomm_cb(const struct nlmsghdr *nlh, void *data)
@@ -153,14 +172,48 @@ static int gcomm_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * A NODE_GET message whose participants do not start at 0 goes on with the
+ * node of the message before it, which must be the same node and have
+ * exactly the participants before these. Returns false when it does not.
+ */
+static bool node_continue(struct encctl_node *n, const struct nlattr **tb)
+{
+	const uint32_t *part;
+	uint32_t count;
+
+	part = node_participants(tb[ENCD_A_NODE_PARTICIPANTS], &count);
+	if (!n || !part ||
+	    encctl_attr_u32(tb[ENCD_A_NODE_PARTICIPANTS_OFFSET], 0) != n->n_participants ||
+	    encctl_attr_u32(tb[ENCD_A_NODE_NEC_DEV], UINT32_MAX) != n->nec_dev ||
+	    encctl_attr_u32(tb[ENCD_A_NODE_CTX], UINT32_MAX) != n->ctx ||
+	    encctl_attr_u32(tb[ENCD_A_NODE_STREAM], UINT32_MAX) != n->stream ||
+	    encctl_attr_u64(tb[ENCD_A_NODE_GCOMM_SERIAL], 0) != n->gcomm_serial ||
+	    encctl_attr_u32(tb[ENCD_A_NODE_RANK_N], 0) != n->rank_n ||
+	    count > n->rank_n - n->n_participants)
+		return false;
+	memcpy(n->participants + n->n_participants, part, count * sizeof(*part));
+	n->n_participants += count;
+	return true;
+}
+
 static int node_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct nlattr *tb[ENCD_A_NODE_MAX + 1] = {};
 	struct read_ctx *ctx = data;
 	struct encctl_gcomms *out = ctx->out;
 	struct encctl_node node, *nodes;
 	struct encctl_gcomm *g = NULL;
 	unsigned int i;
 
+	encctl_nl_parse(nlh, tb, ENCD_A_NODE_MAX);
+	if (encctl_attr_u32(tb[ENCD_A_NODE_PARTICIPANTS_OFFSET], 0)) {
+		/* The rest of a node of a comm not read is not read either. */
+		if (ctx->last && !node_continue(ctx->last, tb))
+			ctx->torn = true;
+		return MNL_CB_OK;
+	}
+	ctx->last = NULL;
 	if (encctl_node_parse(nlh, &node)) {
 		ctx->failed = true;
 		return MNL_CB_ERROR;
@@ -180,7 +233,8 @@ static int node_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_ERROR;
 	}
 	g->nodes = nodes;
-	nodes[g->n_nodes++] = node;
+	nodes[g->n_nodes] = node;
+	ctx->last = &nodes[g->n_nodes++];
 	return MNL_CB_OK;
 }
 
@@ -216,7 +270,7 @@ static int read_once(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_g
 {
 	struct read_ctx rctx = { .out = out };
 	struct nlmsghdr *req;
-	unsigned int i;
+	unsigned int i, j;
 	bool intr;
 
 	req = encctl_nl_request(nl, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
@@ -233,10 +287,14 @@ static int read_once(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_g
 		return -1;
 	if (rctx.failed)
 		return encctl_err(-1, "reading the global comms: out of memory");
-	for (i = 0; i < out->n; i++)
+	for (i = 0; i < out->n; i++) {
+		for (j = 0; j < out->comms[i].n_nodes; j++)
+			rctx.torn |= out->comms[i].nodes[j].n_participants !=
+				     out->comms[i].nodes[j].rank_n;
 		qsort(out->comms[i].nodes, out->comms[i].n_nodes, sizeof(struct encctl_node),
 		      node_cmp);
-	return intr || nl->dump_intr;
+	}
+	return intr || nl->dump_intr || rctx.torn;
 }
 
 int encctl_gcomms_read(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_gcomms *out)
@@ -310,6 +368,14 @@ void encctl_node_print(const char *key, const struct encctl_node *n, const char 
 	print_close();
 }
 
+void encctl_host_tx_print(const struct encctl_gcomm *g, const char *fmt)
+{
+	if (g->has_host_tx)
+		print_uint(PRINT_ANY, "host_tx_bytes", fmt, g->host_tx_bytes);
+	else
+		print_null("host_tx_bytes");
+}
+
 void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool nodes)
 {
 	char buf[32];
@@ -338,7 +404,9 @@ void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool node
 	print_uint(PRINT_JSON, "created_ns", NULL, g->created_ns);
 	print_string(PRINT_FP, NULL, " age %s",
 		     print_duration(encctl_age_ns(g->created_ns), buf, sizeof(buf)));
-	print_uint(PRINT_ANY, "netns_ino", " netns %llu\n", g->netns_ino);
+	print_uint(PRINT_ANY, "netns_ino", " netns %llu", g->netns_ino);
+	encctl_host_tx_print(g, " host-tx-bytes %llu");
+	print_text("\n");
 	if (g->phases.n || print_json()) {
 		print_text("    world");
 		encctl_phases_print(&g->phases);

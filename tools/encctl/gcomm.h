@@ -36,6 +36,8 @@ struct encctl_gcomm {
 	bool check_sigs;
 	uint32_t holders, state, netns_ino;
 	uint64_t created_ns;
+	bool has_host_tx;		/* the comm's rank has a host agent */
+	uint64_t host_tx_bytes;		/* what that host sent on its links */
 	struct encctl_phases phases;
 	struct encctl_error error;
 	struct encctl_node *nodes;
@@ -49,7 +51,12 @@ struct encctl_gcomms {
 
 /* Fill from a GCOMM_GET reply or a GCOMM_*_NTF event. */
 void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g);
-/* Fill from a NODE_GET reply or a node event; free with encctl_node_free(). */
+/*
+ * Fill from a node event, or from a node's first NODE_GET message (a node
+ * of more than ENCD_PARTICIPANTS_PER_MSG participants takes several: then
+ * there is room for all, and encctl_gcomms_read() adds the others). Free
+ * with encctl_node_free().
+ */
 int encctl_node_parse(const struct nlmsghdr *nlh, struct encctl_node *n);
 void encctl_node_free(struct encctl_node *n);
 
@@ -68,6 +75,12 @@ void encctl_gcomms_free(struct encctl_gcomms *comms);
 void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool nodes);
 /* The whole node, likewise; @indent starts its text lines. */
 void encctl_node_print(const char *key, const struct encctl_node *n, const char *indent);
+
+/*
+ * host_tx_bytes for JSON (null without a host agent) and, when there is a
+ * host agent, for text: @fmt with the count.
+ */
+void encctl_host_tx_print(const struct encctl_gcomm *g, const char *fmt);
 
 /* Nanoseconds since @boottime_ns, CLOCK_BOOTTIME; 0 if that is the future. */
 uint64_t encctl_age_ns(uint64_t boottime_ns);

@@ -315,6 +315,11 @@ void encctl_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
 	mnl_attr_parse_nested(nest, parse_cb, &ctx);
 }
 
+uint8_t encctl_attr_u8(const struct nlattr *attr, uint8_t def)
+{
+	return attr && !mnl_attr_validate(attr, MNL_TYPE_U8) ? mnl_attr_get_u8(attr) : def;
+}
+
 uint32_t encctl_attr_u32(const struct nlattr *attr, uint32_t def)
 {
 	return attr && !mnl_attr_validate(attr, MNL_TYPE_U32) ? mnl_attr_get_u32(attr) : def;

@@ -62,6 +62,7 @@ void encctl_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb,
  * An attribute's value, or @def when it is absent or not of that type (a
  * malformed attribute is treated as absent, never read past).
  */
+uint8_t encctl_attr_u8(const struct nlattr *attr, uint8_t def);
 uint32_t encctl_attr_u32(const struct nlattr *attr, uint32_t def);
 int32_t encctl_attr_s32(const struct nlattr *attr, int32_t def);
 uint64_t encctl_attr_u64(const struct nlattr *attr, uint64_t def);

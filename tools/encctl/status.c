@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * encctl status: one screen that says whether this host's worlds are
- * healthy: the host's topology, then per core and context the world (size,
- * rank, pod, state, age, how long each phase took), its comm nodes (which
- * replica groups have comms, and where each stands) and the last error in
- * words.
+ * healthy: the host's topology (and a warning when the module lets worlds
+ * form without a secret), then per core and context the world (size, rank,
+ * pod, state, age, how long each phase took, what its host agent sent),
+ * its comm nodes (which replica groups have comms, and where each stands)
+ * and the last error in words.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,14 +25,41 @@ static int status_help(int argc, char **argv)
 	printf("Usage: encctl [-j [-p]] status\n"
 	       "       encctl status help\n"
 	       "\n"
-	       "The host's topology, then one line per global comm (NeuronCore device and\n"
-	       "context): rank and world size, pod, state, age, holders and root, followed\n"
-	       "by the world's phase times, one line per comm node (stream, replica groups,\n"
-	       "state, phase times) and the last error, if any.\n");
+	       "The host's topology, and a warning when encd was loaded with\n"
+	       "allow_insecure_worlds=1; then one line per global comm (NeuronCore device\n"
+	       "and context): rank and world size, pod, state, age, holders and root,\n"
+	       "followed by the world's phase times and the bytes its host agent sent, one\n"
+	       "line per comm node (stream, replica groups, state, phase times) and the\n"
+	       "last error, if any.\n");
 	return ENCCTL_EXIT_OK;
 }
 
-static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
+static int module_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1] = {};
+	int *allow_insecure = data;
+
+	encctl_nl_parse(nlh, tb, ENCD_A_MODULE_MAX);
+	*allow_insecure = encctl_attr_u8(tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS], 2);
+	return MNL_CB_OK;
+}
+
+/* Whether worlds without a secret may form off loopback: 0, or -1 after saying why. */
+static int read_allow_insecure(struct encctl_nl *nl, bool *allow)
+{
+	struct nlmsghdr *req = encctl_nl_request(nl, ENCD_NL_CMD_MODULE_GET, 0);
+	int value = 2;
+
+	if (encctl_nl_talk(nl, req, module_cb, &value, "reading the module's settings", NULL))
+		return -1;
+	if (value > 1)
+		return encctl_err(-1, "reading the module's settings: the kernel did not say "
+				  "whether worlds without a secret are allowed");
+	*allow = value;
+	return 0;
+}
+
+static void print_host(const struct encctl_topo *topo, bool allow_insecure, unsigned int n_comms)
 {
 	print_open_object("host");
 	print_uint(PRINT_ANY, "num_vcores", "encd: %llu virtual NeuronCores", topo->num_vcores);
@@ -42,6 +70,10 @@ static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
 	print_uint(PRINT_ANY, "virtual_server_size", ", virtual server size %llu\n",
 		   topo->virtual_server_size);
 	print_close();
+	print_bool(PRINT_JSON, "allow_insecure_worlds", NULL, allow_insecure);
+	if (allow_insecure)
+		print_text("encd: WARNING: allow_insecure_worlds=1: a world whose root is not "
+			   "on loopback may form without a secret, unauthenticated\n");
 	if (!n_comms)
 		print_text("no global comms\n");
 	else
@@ -51,7 +83,7 @@ static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
 /* One line: the node's place, its groups, its state, its phase times. */
 static void print_node(const struct encctl_node *n)
 {
-	unsigned int id;
+	unsigned int id, i;
 	bool first = true;
 
 	print_open_object(NULL);
@@ -60,6 +92,11 @@ static void print_node(const struct encctl_node *n)
 	print_text(n->global ? " world" : "      ");
 	print_uint(PRINT_ANY, "rank", " rank %llu", n->rank);
 	print_uint(PRINT_ANY, "rank_n", "/%llu", n->rank_n);
+	/* Too many for the one line of text a node has; `comm show` prints them. */
+	print_open_array("participants");
+	for (i = 0; i < n->n_participants; i++)
+		print_uint(PRINT_JSON, NULL, NULL, n->participants[i]);
+	print_close();
 	print_open_array("groups");
 	print_text(" groups");
 	for (id = 0; id < 32; id++) {
@@ -107,9 +144,10 @@ static void print_comm(const struct encctl_gcomm *g)
 	print_string(PRINT_ANY, "root_comm_id", "  %s\n", g->root_comm_id[0] ? g->root_comm_id : "-");
 	print_uint(PRINT_JSON, "serial", NULL, g->serial);
 	print_bool(PRINT_JSON, "check_sigs", NULL, g->check_sigs);
-	if (g->phases.n || print_json()) {
+	if (g->phases.n || g->has_host_tx || print_json()) {
 		print_text("          world");
 		encctl_phases_print(&g->phases);
+		encctl_host_tx_print(g, "  host sent %llu bytes");
 		print_text("\n");
 	}
 	encctl_error_print(&g->error, "          ");
@@ -126,16 +164,18 @@ static int status_show(int argc, char **argv)
 	struct encctl_gcomms comms;
 	struct encctl_topo topo;
 	struct encctl_nl nl;
+	bool allow_insecure = false;
 	unsigned int i;
 	int ret = ENCCTL_EXIT_FAIL;
 
 	if (encctl_nl_open(&nl))
 		return ENCCTL_EXIT_FAIL;
-	if (encctl_topo_read(&nl, &topo) || encctl_gcomms_read(&nl, -1, -1, &comms))
+	if (encctl_topo_read(&nl, &topo) || read_allow_insecure(&nl, &allow_insecure) ||
+	    encctl_gcomms_read(&nl, -1, -1, &comms))
 		goto out;
 
 	print_open_object(NULL);
-	print_host(&topo, comms.n);
+	print_host(&topo, allow_insecure, comms.n);
 	if (comms.n)
 		print_text("CORE CTX RANK/WORLD  POD           VS  STATE              AGE HOLDERS  ROOT\n");
 	print_open_array("comms");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Holds tools/syzkaller/encd.txt to uapi/linux/encd.h and kmod/netlink.c.
+"""Holds tools/syzkaller/encd.txt to uapi/linux/encd*.h and kmod/netlink-gen.c.
 
   check.py [--write]
 
@@ -12,8 +12,10 @@
   header's kernel-doc names for it.
 - Every flags set marked "# all: PREFIX..." has exactly the header's
   constants that start with one of the prefixes.
-- The netlink commands are those of kmod/netlink.c's operations, each with
-  the attributes of the operation's policy ("# policy: NAME" above a union).
+- The netlink commands are those of the operations table generated from the
+  spec (kmod/netlink-gen.c), each with the attributes of the operation's
+  policies ("# policy: NAME..." above a union: a command's do and dump may
+  have one each, with the same attributes).
 - encd.txt.const holds the value of every constant encd.txt names, as the
   header gives it (on this machine's architecture, amd64); --write writes it.
 
@@ -33,7 +35,9 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 DESC = os.path.join(HERE, "encd.txt")
 CONST = DESC + ".const"
 UAPI = os.path.join(TOP, "uapi", "linux", "encd.h")
-NETLINK_C = os.path.join(TOP, "kmod", "netlink.c")
+# The netlink family's enums, which encd.h includes; generated from the spec.
+UAPI_NETLINK = os.path.join(TOP, "uapi", "linux", "encd_netlink.h")
+NETLINK_C = os.path.join(TOP, "kmod", "netlink-gen.c")
 SYSCALLS = ("openat", "ioctl", "mmap", "sendmsg")
 HEAD = {"size": "head.size", "flags": "head.flags", "msg_uptr": "head.msg_uptr",
         "msg_len": "head.msg_len", "head_reserved": "head.__reserved"}
@@ -308,13 +312,15 @@ def check_netlink(desc):
     policies = {}
     for m in re.finditer(r"static const struct nla_policy (\w+)\[[^\]]*\] = \{(.*?)\n\};", src, re.S):
         policies[m.group(1)] = set(re.findall(r"\[(ENCD_A_\w+)\]", m.group(2)))
-    ops_src = re.search(r"static const struct genl_ops \w+\[\] = \{(.*?)\n\};", src, re.S).group(1)
+    ops_src = re.search(r"const struct genl_split_ops \w+\[\w*\] = \{(.*?)\n\};", src, re.S).group(1)
     ops = {}
     for block in re.findall(r"\{(.*?)\}", ops_src, re.S):
-        cmd = re.search(r"\.cmd = (\w+)", block)
-        pol = re.search(r"\.policy = (\w+)", block)
+        cmd = re.search(r"\.cmd\s*= (\w+)", block)
+        pol = re.search(r"\.policy\s*= (\w+)", block)
         if cmd:
-            ops[cmd.group(1)] = pol.group(1) if pol else None
+            ops.setdefault(cmd.group(1), set())
+            if pol:
+                ops[cmd.group(1)].add(pol.group(1))
     sends = {}
     for call in desc["calls"]:
         m = re.match(r"sendmsg\$(\w+)\(.*msghdr_encd\[(\w+), (\w+)\]", call)
@@ -323,25 +329,27 @@ def check_netlink(desc):
                 problem("sendmsg$%s sends %s" % (m.group(1), m.group(2)))
             sends[m.group(2)] = m.group(3)
     if set(sends) != set(ops):
-        problem("netlink commands %s, kmod/netlink.c has %s" % (sorted(sends), sorted(ops)))
+        problem("netlink commands %s, kmod/netlink-gen.c has %s" % (sorted(sends), sorted(ops)))
     for cmd, union in sends.items():
-        want = ops.get(cmd)
-        if union == "void" or want is None:
-            if (union == "void") != (want is None):
-                problem("sendmsg$%s: %s, kmod/netlink.c's policy is %s" % (cmd, union, want))
+        want = ops.get(cmd, set())
+        if union == "void" or not want:
+            if (union == "void") != (not want):
+                problem("sendmsg$%s: %s, kmod/netlink-gen.c's policies are %s" %
+                        (cmd, union, sorted(want)))
             continue
         note = desc["notes"].get(union, ("", ""))
-        if note != ("policy", want):
-            problem("%s: marked %s, the operation's policy is %s" % (union, note, want))
+        if note[0] != "policy" or set(note[1].split()) != want:
+            problem("%s: marked %s, the operation's policies are %s" % (union, note, sorted(want)))
             continue
         attrs = set()
         for _, ftype in desc["unions"][union]["fields"]:
             m = re.match(r"nlattr\[(\w+),", ftype)
             if m:
                 attrs.add(m.group(1))
-        if attrs != policies.get(want):
-            problem("%s: attributes %s, %s has %s" % (union, sorted(attrs), want,
-                                                       sorted(policies.get(want, ()))))
+        for pol in sorted(want):
+            if attrs != policies.get(pol):
+                problem("%s: attributes %s, %s has %s" % (union, sorted(attrs), pol,
+                                                           sorted(policies.get(pol, ()))))
 
 
 def main():
@@ -352,6 +360,8 @@ def main():
         text = f.read()
     with open(UAPI) as f:
         hstructs, hnames, ioctl_struct = parse_header(f.read())
+    with open(UAPI_NETLINK) as f:
+        hnames |= parse_header(f.read())[1]
     desc = parse_desc(text)
 
     # What the description uses; a define's expression is for syz-extract to compile.

@@ -63,6 +63,8 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+/* The generic netlink family's enums, generated from its spec (below). */
+#include <linux/encd_netlink.h>
 
 #define ENCD_DEVICE_NAME	"encd"
 #define ENCD_API_VERSION	1
@@ -78,20 +80,12 @@
 #define ENCD_SEM_MMAP_OFFSET(nec_dev, ctx_id, page_size)		\
 	((__u64)((nec_dev) * ENCD_MAX_CONTEXTS + (ctx_id)) * (page_size))
 
-enum encd_pod_type {
-	ENCD_POD_TYPE_NONE = 0,
-	ENCD_POD_TYPE_P2P = 1,
-	ENCD_POD_TYPE_SWITCH = 2,
-	ENCD_POD_TYPE_INVALID = 3,
-};
+/* pod_type fields are enum encd_pod_type (linux/encd_netlink.h). */
 
 /* A switch pod has at most this many nodes, whatever pod_sz says. */
 #define ENCD_POD_SWITCH_MAX_NODES	4
 
-enum encd_gcomm_state {
-	ENCD_GCOMM_BUILT = 1,		/* identity set, not bootstrapped */
-	ENCD_GCOMM_BOOTSTRAPPED = 2,	/* the global replica group has a comm */
-};
+/* state fields of global comms are enum encd_gcomm_state (linux/encd_netlink.h). */
 
 /**
  * struct encd_head - the common head of every ioctl argument struct
@@ -601,13 +595,19 @@ struct encd_program_seal {
  * ENCD_GENL_VERSION) shows the module's objects, multicasts what happens to
  * them, and lets an administrator change the simulated topology. Its
  * complete description, with every attribute's type and checks, is
- * Documentation/netlink/specs/encd.yaml; the enums below follow it exactly.
+ * Documentation/netlink/specs/encd.yaml; its enums and defines
+ * (ENCD_GENL_NAME, ENCD_GENL_VERSION, ENCD_MCGRP_EVENTS, the attribute sets
+ * ENCD_A_*, the commands enum encd_nl_cmd, enum encd_node_state,
+ * encd_phase, encd_msg_type, encd_pod_type, encd_gcomm_state and
+ * ENCD_PARTICIPANTS_PER_MSG) are generated from it into
+ * linux/encd_netlink.h by the kernel's YNL generator.
  * Resolving the family by name loads the module (its alias is
  * "net-pf-16-proto-16-family-encd").
  *
  * Each command's messages use one attribute set: ENCD_A_GCOMM_* for the
  * gcomm commands, ENCD_A_NODE_* for the node commands, ENCD_A_TOPO_* and
- * ENCD_A_VCORE_* for the topology. Requests are validated strictly: an
+ * ENCD_A_VCORE_* for the topology, ENCD_A_MODULE_* for the module's
+ * settings. Requests are validated strictly: an
  * attribute the command does not know, one of the wrong size, a value out of
  * range or a missing one fails with EINVAL (ERANGE for a value out of range)
  * and an extended ack that names the attribute (NLMSGERR_ATTR_OFFS, or
@@ -643,15 +643,31 @@ struct encd_program_seal {
  *	ENCD_A_GCOMM_PHASE		nest, repeated: ENCD_A_PHASE_*
  *	ENCD_A_GCOMM_ERROR		nest: ENCD_A_ERROR_*, the last failure of a
  *					bootstrap on it, until its world forms again
+ *	ENCD_A_GCOMM_HOST_TX_BYTES	u64, the bytes the host agent of its rank
+ *					sent on its links (whole frames); shared
+ *					by the comms of a world in one namespace;
+ *					absent without a registered rank
  *
  * ENCD_NL_CMD_NODE_GET
  *   dump: every comm node, by global comm then stream; ENCD_A_NODE_NEC_DEV,
  *   ENCD_A_NODE_CTX and ENCD_A_NODE_STREAM narrow it. A node is its
  *   (NEC_DEV, CTX, STREAM, GCOMM_SERIAL), PARTICIPANTS (the pool key: an
- *   array of u32 global device ids), RANK, RANK_N, REFCNT, STATE (enum
- *   encd_node_state), GLOBAL (flag: the world's own node), GROUPS (bit mask
- *   of replica group ids), PHASE (nests, repeated), COUNTER (nests,
- *   repeated: ENCD_A_COUNTER_*) and ERROR (nest).
+ *   array of u32 global device ids, in bootstrap rank order), RANK, RANK_N,
+ *   REFCNT, STATE (enum encd_node_state), GLOBAL (flag: the world's own
+ *   node), GROUPS (bit mask of replica group ids), PHASE (nests, repeated),
+ *   COUNTER (nests, repeated: ENCD_A_COUNTER_*) and ERROR (nest).
+ *
+ *   A message carries at most ENCD_PARTICIPANTS_PER_MSG participants, from
+ *   the ENCD_A_NODE_PARTICIPANTS_OFFSET'th on (u32, in every message of
+ *   the dump). A node with more (a world has up to 16384 ranks) takes
+ *   ceil(RANK_N / ENCD_PARTICIPANTS_PER_MSG) consecutive messages: the first
+ *   (offset 0) has every attribute above; each next one has only NEC_DEV,
+ *   CTX, STREAM, GCOMM_SERIAL, RANK_N, PARTICIPANTS_OFFSET and the next
+ *   PARTICIPANTS. A reader appends the participants of a message whose
+ *   offset is not 0 to the node of the message before it. The messages of
+ *   one node may straddle two parts of the dump; if the node goes away in
+ *   between, the dump goes on with the next node and is marked
+ *   NLM_F_DUMP_INTR.
  *
  * ENCD_NL_CMD_TOPO_GET
  *   do: the host's ENCD_A_TOPO_POD_TYPE, POD_NODE_ID, POD_SZ,
@@ -664,6 +680,10 @@ struct encd_program_seal {
  * ENCD_NL_CMD_VCORE_GET
  *   dump: every virtual core, in vnc order: ENCD_A_VCORE_VNC, NEC_DEV,
  *   MLA_IDX, HOST_DEVICE_ID, ROUTING_ID and VTPB_IDX.
+ * ENCD_NL_CMD_MODULE_GET
+ *   do: ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, u8: 1 when the module
+ *   parameter allow_insecure_worlds is set now (a root off loopback may
+ *   form a world without a secret), else 0.
  *
  * Dumps are split across as many messages as they need. Each part reads the
  * registry's generation; when it changed since the part before (a comm was
@@ -689,177 +709,12 @@ struct encd_program_seal {
  * Nothing secret is ever sent: not a bootstrap unique id, not a world
  * secret. Signatures are digests of a program, not secrets.
  */
-#define ENCD_GENL_NAME		"encd"
-#define ENCD_GENL_VERSION	1
-#define ENCD_MCGRP_EVENTS	"events"
-
-enum encd_node_state {
-	ENCD_NODE_PENDING = 1,
-	ENCD_NODE_VALIDATING,
-	ENCD_NODE_BROADCASTING,
-	ENCD_NODE_CONNECTING,
-	ENCD_NODE_BARRIER,
-	ENCD_NODE_READY,
-	ENCD_NODE_FAILED,
-};
-
 /*
- * The timed steps of forming a world and its comms. The one numbering of
- * them: it indexes every phase_ns array of the ioctls and is the value of
- * ENCD_A_PHASE_ID and ENCD_A_ERROR_PHASE.
+ * The timed steps of forming a world and its comms are enum encd_phase, the
+ * one numbering of them: it indexes every phase_ns array of the ioctls and
+ * is the value of ENCD_A_PHASE_ID and ENCD_A_ERROR_PHASE.
  */
-enum encd_phase {
-	ENCD_PHASE_RENDEZVOUS,
-	ENCD_PHASE_VALIDATE,
-	ENCD_PHASE_BROADCAST,
-	ENCD_PHASE_COMM_INIT,
-	ENCD_PHASE_LOCAL_BARRIER,
-};
 #define ENCD_PHASE_N	(ENCD_PHASE_LOCAL_BARRIER + 1)
-
-enum encd_msg_type {
-	ENCD_MSG_HELLO = 1,
-	ENCD_MSG_PEERS,
-	ENCD_MSG_SIGNATURE,
-	ENCD_MSG_UNIQUE_ID,
-	ENCD_MSG_RING,
-	ENCD_MSG_BARRIER,
-};
-
-enum {
-	ENCD_A_GCOMM_UNSPEC,
-	ENCD_A_GCOMM_PAD,
-	ENCD_A_GCOMM_NEC_DEV,
-	ENCD_A_GCOMM_CTX,
-	ENCD_A_GCOMM_SERIAL,
-	ENCD_A_GCOMM_G_DEVICE_ID,
-	ENCD_A_GCOMM_G_DEVICE_CNT,
-	ENCD_A_GCOMM_VTPB_IDX,
-	ENCD_A_GCOMM_MLA_IDX,
-	ENCD_A_GCOMM_HOST_DEVICE_ID,
-	ENCD_A_GCOMM_ROUTING_ID,
-	ENCD_A_GCOMM_VIRTUAL_SERVER_ID,
-	ENCD_A_GCOMM_POD_TYPE,
-	ENCD_A_GCOMM_POD_NODE_ID,
-	ENCD_A_GCOMM_POD_SZ,
-	ENCD_A_GCOMM_RESERVATION_ID,
-	ENCD_A_GCOMM_ROOT_COMM_ID,
-	ENCD_A_GCOMM_CHECK_SIGS,
-	ENCD_A_GCOMM_HOLDERS,
-	ENCD_A_GCOMM_STATE,
-	ENCD_A_GCOMM_CREATED,
-	ENCD_A_GCOMM_NETNS_INO,
-	ENCD_A_GCOMM_PHASE,
-	ENCD_A_GCOMM_ERROR,
-
-	__ENCD_A_GCOMM_MAX,
-	ENCD_A_GCOMM_MAX = (__ENCD_A_GCOMM_MAX - 1)
-};
-
-enum {
-	ENCD_A_PHASE_UNSPEC,
-	ENCD_A_PHASE_PAD,
-	ENCD_A_PHASE_ID,
-	ENCD_A_PHASE_START,
-	ENCD_A_PHASE_DURATION,
-
-	__ENCD_A_PHASE_MAX,
-	ENCD_A_PHASE_MAX = (__ENCD_A_PHASE_MAX - 1)
-};
-
-enum {
-	ENCD_A_COUNTER_UNSPEC,
-	ENCD_A_COUNTER_PAD,
-	ENCD_A_COUNTER_TYPE,
-	ENCD_A_COUNTER_SIZE,
-	ENCD_A_COUNTER_TX,
-	ENCD_A_COUNTER_RX,
-
-	__ENCD_A_COUNTER_MAX,
-	ENCD_A_COUNTER_MAX = (__ENCD_A_COUNTER_MAX - 1)
-};
-
-enum {
-	ENCD_A_ERROR_UNSPEC,
-	ENCD_A_ERROR_ERRNO,
-	ENCD_A_ERROR_MSG,
-	ENCD_A_ERROR_PHASE,
-	ENCD_A_ERROR_PEER_RANK,
-	ENCD_A_ERROR_PEER_G_DEVICE_ID,
-	ENCD_A_ERROR_GROUP_ID,
-	ENCD_A_ERROR_LOCAL_SIG,
-	ENCD_A_ERROR_PEER_SIG,
-
-	__ENCD_A_ERROR_MAX,
-	ENCD_A_ERROR_MAX = (__ENCD_A_ERROR_MAX - 1)
-};
-
-enum {
-	ENCD_A_NODE_UNSPEC,
-	ENCD_A_NODE_PAD,
-	ENCD_A_NODE_NEC_DEV,
-	ENCD_A_NODE_CTX,
-	ENCD_A_NODE_STREAM,
-	ENCD_A_NODE_GCOMM_SERIAL,
-	ENCD_A_NODE_PARTICIPANTS,
-	ENCD_A_NODE_RANK,
-	ENCD_A_NODE_RANK_N,
-	ENCD_A_NODE_REFCNT,
-	ENCD_A_NODE_STATE,
-	ENCD_A_NODE_GLOBAL,
-	ENCD_A_NODE_GROUPS,
-	ENCD_A_NODE_PHASE,
-	ENCD_A_NODE_COUNTER,
-	ENCD_A_NODE_ERROR,
-
-	__ENCD_A_NODE_MAX,
-	ENCD_A_NODE_MAX = (__ENCD_A_NODE_MAX - 1)
-};
-
-enum {
-	ENCD_A_TOPO_UNSPEC,
-	ENCD_A_TOPO_PAD,
-	ENCD_A_TOPO_NUM_VCORES,
-	ENCD_A_TOPO_POD_TYPE,
-	ENCD_A_TOPO_POD_NODE_ID,
-	ENCD_A_TOPO_POD_SZ,
-	ENCD_A_TOPO_RESERVATION_ID,
-	ENCD_A_TOPO_VIRTUAL_SERVER_SIZE,
-
-	__ENCD_A_TOPO_MAX,
-	ENCD_A_TOPO_MAX = (__ENCD_A_TOPO_MAX - 1)
-};
-
-enum {
-	ENCD_A_VCORE_UNSPEC,
-	ENCD_A_VCORE_VNC,
-	ENCD_A_VCORE_NEC_DEV,
-	ENCD_A_VCORE_MLA_IDX,
-	ENCD_A_VCORE_HOST_DEVICE_ID,
-	ENCD_A_VCORE_ROUTING_ID,
-	ENCD_A_VCORE_VTPB_IDX,
-
-	__ENCD_A_VCORE_MAX,
-	ENCD_A_VCORE_MAX = (__ENCD_A_VCORE_MAX - 1)
-};
-
-enum encd_nl_cmd {
-	ENCD_NL_CMD_UNSPEC,
-	ENCD_NL_CMD_GCOMM_GET,
-	ENCD_NL_CMD_GCOMM_ADD_NTF,
-	ENCD_NL_CMD_GCOMM_DEL_NTF,
-	ENCD_NL_CMD_NODE_GET,
-	ENCD_NL_CMD_WORLD_FORMED_NTF,
-	ENCD_NL_CMD_WORLD_FAILED_NTF,
-	ENCD_NL_CMD_SIG_MISMATCH_NTF,
-	ENCD_NL_CMD_NODE_DEL_NTF,
-	ENCD_NL_CMD_TOPO_GET,
-	ENCD_NL_CMD_TOPO_SET,
-	ENCD_NL_CMD_VCORE_GET,
-
-	__ENCD_NL_CMD_MAX,
-	ENCD_NL_CMD_MAX = (__ENCD_NL_CMD_MAX - 1)
-};
 
 /*
  * Bootstrap
