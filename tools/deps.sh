@@ -19,6 +19,9 @@ packages=(
 	qemu-system-x86 busybox-static cpio iproute2 util-linux coreutils
 	# selftests in Python, and the netlink spec check (PyYAML)
 	python3 python3-yaml
+	# make deb (debhelper, dh-dkms, lintian) and the install test, which
+	# builds the module with DKMS inside the VM and applies the udev rule
+	debhelper dh-dkms dkms dpkg-dev fakeroot lintian udev adduser passwd
 )
 
 missing=()
