@@ -47,8 +47,6 @@ $(LIBENC_PC): $(TOP)/lib/libenc.pc.in $(TOP)/lib/lib.mk
 	@mkdir -p $(dir $@)
 	$(call libenc_pc,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > $@
 
-install: install-lib
-
 install-lib: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/enc \
 		$(DESTDIR)$(INCLUDEDIR)/linux
