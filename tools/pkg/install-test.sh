@@ -69,7 +69,7 @@ host() {
 	echo "# packages: $(cd "$out/debs" && echo *.deb)"
 
 	"$top/tools/vm/run.sh" --kernel "/boot/vmlinuz-$kver" --modules-dir "/lib/modules/$kver" \
-		--out "$out/vm" --timeout 900 --quiet -- bash "$here/install-test.sh" --guest "$out"
+		--out "$out/vm" --timeout 2400 --quiet -- bash "$here/install-test.sh" --guest "$out"
 	cat "$out/vm/output.log"
 	summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$out/vm/output.log" | tail -n 1)
 	if [ -z "$summary" ] || ! grep -q '^finished=1' "$out/vm/result"; then
@@ -166,7 +166,7 @@ step_install() {
 	local start=$SECONDS p
 	# Each line with the seconds since dpkg started: the DKMS build's
 	# share is the lane's longest wait.
-	timeout 600 dpkg -i "${debs[@]}" 2>&1 | while IFS= read -r line; do
+	timeout 1500 dpkg -i "${debs[@]}" 2>&1 | while IFS= read -r line; do
 		printf '[%3ds] %s\n' $((SECONDS - start)) "$line"
 	done
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
@@ -266,8 +266,12 @@ step_purge() {
 	dpkg --purge "${packages[@]}" || rc=1
 	[ -z "$(dkms status -m encd)" ] || { echo "dkms still has:"; dkms status -m encd; rc=1; }
 	changes >/tmp/after
+	: >/tmp/kept
 	while read -r kind p; do
-		leftover_ok "$p" && continue
+		if leftover_ok "$p"; then
+			echo "$kind $p" >>/tmp/kept
+			continue
+		fi
 		if [ "$kind" = c ]; then
 			what="removed from the host's root"
 		elif [ -e "/run/encd-test/lower$p" ] || [ -L "/run/encd-test/lower$p" ]; then
@@ -329,6 +333,7 @@ installed() {
 
 	udevadm control --exit >/dev/null 2>&1
 	step purge_and_dkms_remove_leave_nothing_behind step_purge
+	sed 's/^/# new, not the packages'"'"': /' /tmp/kept
 	echo "# install test: $((SECONDS - start))s in the VM"
 	echo "$passed passed, $failed failed"
 	[ $failed = 0 ]
