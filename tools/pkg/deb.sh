@@ -47,7 +47,9 @@ report() {
 	echo "deb: lintian:"
 	sed 's/^/  /' "$out/lintian.txt"
 	[ -s "$out/lintian.txt" ] || echo "  (nothing to report)"
-	(cd "$out" && ls -1 ./*.deb | sed 's|^\./|deb: built |')
+	for deb in "$out"/*.deb; do
+		echo "deb: built ${deb##*/}"
+	done
 }
 
 # Packages built from the same contents (file times aside) are reused: the

@@ -28,6 +28,7 @@
 # It prints KTAP and ends with "N passed, N failed". The Debian lanes run it
 # (tools/vm/check.sh --install); `make check-install [KVER=6.12]` runs it alone.
 set -u
+# shellcheck disable=SC2317 # the steps are called through step()
 # Braces: bash reads the whole script before running it, so an edit to this
 # file while it runs cannot derail it.
 {
@@ -112,7 +113,7 @@ guest() {
 	rc=$?
 	umount -R "$r" 2>/dev/null || umount -R -l "$r"
 	umount $ov
-	return $rc
+	return "$rc"
 }
 
 # ---- in the overlay ----------------------------------------------------
@@ -207,28 +208,28 @@ step_modprobe_conf() {
 	local conf=/etc/modprobe.d/encd.conf p n=0 set
 	for p in $(modinfo -p encd | cut -d: -f1); do
 		n=$((n + 1))
-		grep -q "^#options encd $p=" $conf || { echo "$conf has no line for $p"; return 1; }
+		grep -q "^#options encd $p=" "$conf" || { echo "$conf has no line for $p"; return 1; }
 	done
-	[ $n -gt 0 ] || { echo "modinfo -p encd lists no parameters"; return 1; }
+	[ "$n" -gt 0 ] || { echo "modinfo -p encd lists no parameters"; return 1; }
 	echo "$conf: all $n parameters"
 	set=$(modprobe -c | grep '^options encd ')
 	[ -z "$set" ] || { echo "as shipped, $conf sets: $set"; return 1; }
 }
 
 step_world() {
-	local i t cflags
+	local i cflags
 	cflags=$(pkg-config --cflags --libs libenc) || return 1
 	echo "pkg-config --cflags --libs libenc: $cflags"
 	# shellcheck disable=SC2086 # the flags are words
 	cc -Wall -Werror -o /tmp/world "$dir/$world_src" $cflags || return 1
 	mkfifo /tmp/hold
 	for i in 0 1 2 3; do
-		as encdtest /tmp/world $i 4 $port </tmp/hold >/tmp/rank$i.log 2>&1 &
+		as encdtest /tmp/world "$i" 4 "$port" </tmp/hold >"/tmp/rank$i.log" 2>&1 &
 		ranks+=($!)
 	done
 	# Opening the pipe lets the ranks start; closing it, later, stops them.
 	exec 3>/tmp/hold
-	for t in $(seq 240); do
+	for _ in $(seq 240); do
 		[ "$(cat /tmp/rank?.log | grep -c 'formed$')" = 4 ] && break
 		for i in "${ranks[@]}"; do
 			kill -0 "$i" 2>/dev/null || break 2
@@ -257,7 +258,7 @@ EOF
 		wait "$pid" || { echo "a rank exited with status $?"; rc=1; }
 	done
 	cat /tmp/rank?.log 2>/dev/null | grep -v 'formed$'
-	return $rc
+	return "$rc"
 }
 
 step_purge() {
@@ -285,7 +286,7 @@ step_purge() {
 	while read -r kind p; do
 		[ -e "$p" ] || [ -L "$p" ] || { echo "gone since before the install: $p"; rc=1; }
 	done < <(LC_ALL=C comm -23 /tmp/before /tmp/after)
-	return $rc
+	return "$rc"
 }
 
 installed() {
