@@ -152,13 +152,11 @@ changes() {
 	(cd /run/encd-test/upper && find . -mindepth 1 -printf '%y /%P\n') | LC_ALL=C sort
 }
 
-# What the packages, DKMS and the test may leave, and why it is not theirs:
-# logs of the installation, dpkg's and apt's own records and caches, and the
-# key DKMS makes on a machine's first module build to sign every module.
+# New files that are not the packages': logs, and the key DKMS makes on a
+# machine's first module build to sign every module it builds from then on.
 leftover_ok() {
 	case $1 in
-	/var/log/* | /var/lib/dpkg/* | /var/cache/* | /var/lib/dkms/mok.key | /var/lib/dkms/mok.pub)
-		return 0 ;;
+	/var/log/* | /var/lib/dkms/mok.key | /var/lib/dkms/mok.pub) return 0 ;;
 	esac
 	return 1
 }
@@ -269,13 +267,13 @@ step_purge() {
 	changes >/tmp/after
 	: >/tmp/kept
 	while read -r kind p; do
-		if leftover_ok "$p"; then
-			echo "$kind $p" >>/tmp/kept
-			continue
-		fi
 		if [ "$kind" = c ]; then
 			what="removed from the host's root"
 		elif [ -e "/run/encd-test/lower$p" ] || [ -L "/run/encd-test/lower$p" ]; then
+			# The host has it: changed, not left behind.
+			continue
+		elif leftover_ok "$p"; then
+			echo "$kind $p" >>/tmp/kept
 			continue
 		else
 			what="left behind"
