@@ -9,8 +9,8 @@
 #
 # `make install` is install-module (encd.ko for KVER into
 # /lib/modules/KVER/updates/, then depmod), install-user (lib/lib.mk's
-# install-lib: the libraries, their headers with uapi/linux/encd.h and .pc
-# files; encctl, encctl(8), its bash completion and the library man pages)
+# install-lib: libenc and libenc-json, their headers with uapi/linux/encd.h,
+# .pc files and man pages; then encctl, encctl(8) and its bash completion)
 # and install-system (the udev rule that gives /dev/encd to ENCD_GROUP, mode
 # 0660, and the commented modprobe.d sample). Each part is staged under
 # build/install/stage/ first; tools/pkg/install-tree.sh copies it into
@@ -36,7 +36,6 @@ PKG_STAGE := $(BUILD)/install/stage
 # One set of manifests per destination: build/install/manifests/<DESTDIR>/.
 PKG_MANIFESTS := $(BUILD)/install/manifests$(abspath $(DESTDIR))
 DKMS_TREE := $(BUILD)/dkms/encd-$(ENCD_VERSION)
-MAN3_PAGES := $(wildcard $(TOP)/Documentation/man/man3/*.3)
 
 .PHONY: install install-module install-user install-system install-dkms uninstall dkms-source deb
 
@@ -59,8 +58,6 @@ install-user: lib tools
 	install -D -m 0644 $(TOP)/Documentation/encctl.8 $(PKG_STAGE)/user$(MANDIR)/man8/encctl.8
 	install -D -m 0644 $(TOP)/tools/encctl/encctl.bash-completion \
 		$(PKG_STAGE)/user$(BASHCOMPDIR)/encctl
-	$(if $(MAN3_PAGES),install -d $(PKG_STAGE)/user$(MANDIR)/man3 && \
-		install -m 0644 $(MAN3_PAGES) $(PKG_STAGE)/user$(MANDIR)/man3/)
 	$(call pkg_install,user)
 	$(if $(DESTDIR),,ldconfig)
 
