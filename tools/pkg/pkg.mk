@@ -4,8 +4,12 @@
 #   make install [DESTDIR=...] [PREFIX=/usr/local] [KVER=...] [ENCD_GROUP=encd]
 #   make uninstall [DESTDIR=...]    removes exactly what install put there
 #   make install-dkms               the DKMS source tree into /usr/src/encd-<version>
-#   make deb                        encd-dkms, libenc1, libenc-dev and encctl in build/deb/
+#   make deb                        encd-dkms, libenc1, libenc-dev, libenc-json1,
+#                                   libenc-json-dev and encctl in build/deb/
 #   make check-install [KVER=6.12]  installs those in a VM (tools/pkg/install-test.sh)
+#   make check-install-tree         install, then uninstall, into a scratch DESTDIR
+#                                   on the host (tools/pkg/check-install-tree.sh);
+#                                   part of `make check`
 #
 # `make install` is install-module (encd.ko for KVER into
 # /lib/modules/KVER/updates/, then depmod), install-user (lib/lib.mk's
@@ -113,6 +117,13 @@ DEB_DIR := $(BUILD)/deb
 
 deb:
 	@$(PKG_DIR)/deb.sh --top $(TOP) --out $(DEB_DIR) --version $(ENCD_VERSION)
+
+# make install and make uninstall, checked on the host.
+.PHONY: check-install-tree
+check-install-tree: module lib tools
+	@$(PKG_DIR)/check-install-tree.sh --top $(TOP) --kver $(KVER) --version $(ENCD_VERSION)
+
+check: check-install-tree
 
 # The install test alone (the Debian lanes of `make check` run it too).
 .PHONY: check-install vm-check-install
