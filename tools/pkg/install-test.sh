@@ -10,8 +10,9 @@
 # host's read-only root, it mounts an overlay whose changes go to a tmpfs,
 # chroots into it and, using only what the packages installed:
 #
-#   1. dpkg -i installs encd-dkms, libenc1, libenc-dev and encctl; encd-dkms
-#      has DKMS build encd.ko against the running kernel's headers
+#   1. dpkg -i installs encd-dkms, libenc1, libenc-dev, libenc-json1,
+#      libenc-json-dev and encctl; encd-dkms has DKMS build encd.ko against
+#      the running kernel's headers
 #   2. modprobe encd loads that DKMS-built module
 #   3. udev (systemd-udevd, started for the test) gives /dev/encd to the
 #      encd group with mode 0660: a user outside the group cannot open it
@@ -21,7 +22,13 @@
 #      4-rank world, 4 processes run by a user in the encd group
 #   6. /usr/sbin/encctl status, run by that user, shows that world; then
 #      the ranks let go of it and exit cleanly
-#   7. modprobe -r, then dpkg --purge (whose prerm has DKMS remove the
+#   7. a program compiled with `pkg-config --cflags --libs libenc-json`
+#      reads selftests/programs/mixed.json and has the kernel sign it: the
+#      same global signature as /usr/sbin/encctl program sign's and as
+#      selftests/programs/sign.py's (computed on the host); the rank
+#      program needs libenc.so.1 and not json-c, this one libenc-json.so.1,
+#      each from its package
+#   8. modprobe -r, then dpkg --purge (whose prerm has DKMS remove the
 #      module) leave nothing behind: the overlay's changes are compared with
 #      what they were before the install
 #
@@ -35,16 +42,18 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-packages=(encd-dkms libenc1 libenc-dev encctl)
-# What the VM copies into the overlay: the packages and the rank program.
+packages=(encd-dkms libenc1 libenc-dev libenc-json1 libenc-json-dev encctl)
+# What the VM copies into the overlay: the packages, the rank program, the
+# JSON program reader and the program it reads, with its signature.
 world_src=install-test-world.c
+sign_src=install-test-sign.c
 
 # ---- on the host -------------------------------------------------------
 
 host() {
 	local kver=$1 out summary
 	if [ -z "$kver" ]; then
-		kver=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null |
+		kver=$(printf '%s\n' /usr/src/linux-headers-6.1.*-amd64 |
 			sed 's|.*/linux-headers-||' | grep -v -e cloud -e rt | sort -V | tail -n 1)
 	fi
 	[ -r "/boot/vmlinuz-$kver" ] || { echo "install-test: no /boot/vmlinuz-$kver" >&2; return 1; }
@@ -68,6 +77,12 @@ host() {
 	) 9>"$top/build/deb/.lock" || { echo "install-test: a package is missing" >&2; return 1; }
 	grep -v '^deb: built' "$out/deb.log"
 	echo "# packages: $(cd "$out/debs" && echo *.deb)"
+	# The global signature of mixed.json for global device 2, by the
+	# selftests' own reading of libnrt's signature, independent of libenc.
+	cp "$top/selftests/programs/mixed.json" "$out/"
+	python3 "$top/selftests/programs/sign.py" "$out/mixed.json" --g-device-id 2 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["global"])' \
+		>"$out/mixed.sig" || { echo "install-test: sign.py failed" >&2; return 1; }
 
 	"$top/tools/vm/run.sh" --kernel "/boot/vmlinuz-$kver" --modules-dir "/lib/modules/$kver" \
 		--out "$out/vm" --timeout 2400 --quiet -- bash "$here/install-test.sh" --guest "$out"
@@ -106,7 +121,8 @@ guest() {
 	mkdir -p "$r/run/encd-test/upper" "$r/run/encd-test/lower" "$r/tmp/encd-install-test"
 	mount -o bind,ro $ov/upper "$r/run/encd-test/upper"
 	mount -o bind,ro / "$r/run/encd-test/lower"
-	cp "$out"/debs/*.deb "$here/$world_src" "$here/install-test.sh" "$r/tmp/encd-install-test/"
+	cp "$out"/debs/*.deb "$out/mixed.json" "$out/mixed.sig" "$here/$world_src" \
+		"$here/$sign_src" "$here/install-test.sh" "$r/tmp/encd-install-test/"
 
 	chroot "$r" /bin/bash /tmp/encd-install-test/install-test.sh --installed \
 		/tmp/encd-install-test
@@ -259,6 +275,45 @@ EOF
 	return "$rc"
 }
 
+# Which package's file the dynamic linker picks for LIB in PROGRAM.
+lib_owner() {
+	local path
+	path=$(ldd "$1" | sed -n "s|^[[:space:]]*$2 => \([^ ]*\) .*|\1|p")
+	[ -n "$path" ] || { echo "$1 does not load $2"; return 1; }
+	dpkg -S "$(realpath "$path")" | sed -n '1s/:.*//p'
+}
+
+step_json() {
+	local flags want got enc owner rc=0
+	flags=$(pkg-config --cflags --libs libenc-json) || return 1
+	echo "pkg-config --cflags --libs libenc-json: $flags"
+	# shellcheck disable=SC2086 # the flags are words
+	cc -Wall -Werror -o /tmp/sign "$dir/$sign_src" $flags || return 1
+	want=$(cat "$dir/mixed.sig")
+	got=$(as encdtest /tmp/sign "$dir/mixed.json" 8 2 8) || return 1
+	enc=$(as encdtest /usr/sbin/encctl -j program sign "$dir/mixed.json" --vnc 9 \
+		--g-device-id 2 --world-size 8 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["global"])') || return 1
+	echo "mixed.json, global device 2: sign.py $want, install-test-sign $got, encctl $enc"
+	if [ "$got" != "$want" ] || [ "$enc" != "$want" ]; then
+		echo "the signatures differ"
+		rc=1
+	fi
+
+	owner=$(lib_owner /tmp/world libenc.so.1) || return 1
+	[ "$owner" = libenc1 ] || { echo "the rank program's libenc.so.1 is $owner's"; rc=1; }
+	if readelf -d /tmp/world | grep -q 'NEEDED.*json'; then
+		echo "the rank program, linked with libenc alone, needs json:"
+		readelf -d /tmp/world | grep NEEDED
+		rc=1
+	fi
+	owner=$(lib_owner /tmp/sign libenc-json.so.1) || return 1
+	[ "$owner" = libenc-json1 ] || { echo "install-test-sign's libenc-json.so.1 is $owner's"; rc=1; }
+	owner=$(lib_owner /tmp/sign libenc.so.1) || return 1
+	[ "$owner" = libenc1 ] || { echo "install-test-sign's libenc.so.1 is $owner's"; rc=1; }
+	return "$rc"
+}
+
 step_purge() {
 	local rc=0 kind p what
 	[ ! -d /sys/module/encd ] || modprobe -r encd || { echo "modprobe -r encd failed"; rc=1; }
@@ -300,7 +355,7 @@ installed() {
 
 	export DEBIAN_FRONTEND=noninteractive
 	echo "TAP version 13"
-	echo "1..7"
+	echo "1..8"
 	echo "# $(uname -r), packages: ${debs[*]##*/}"
 	# A user in the device's group (added once the package made the
 	# group), and one outside it.
@@ -329,6 +384,7 @@ installed() {
 	step modprobe_d_sample_names_every_parameter step_modprobe_conf
 	step pkg_config_program_forms_a_4_rank_world_as_a_group_member step_world
 	step encctl_status_shows_the_world_to_a_group_member_then_ranks_let_go step_status
+	step pkg_config_json_program_signs_as_encctl_and_sign_py step_json
 
 	udevadm control --exit >/dev/null 2>&1
 	step purge_and_dkms_remove_leave_nothing_behind step_purge
