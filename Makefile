@@ -2,6 +2,7 @@
 #
 # encd: `make` builds the module, libenc, the tools and the selftests.
 # `make check` runs every test in a QEMU VM; `make demo` forms a world there.
+# `make install`, `make uninstall` and `make deb`: see tools/pkg/pkg.mk.
 # KVER picks the kernel: the newest installed Debian 6.1 amd64 headers unless
 # given (`make check KVER=6.12` takes the newest 6.12 one).
 
@@ -61,6 +62,7 @@ include selftests/selftests.mk
 include tools/vm/vm.mk
 include tools/bench/bench.mk
 include tools/netlink/netlink.mk
+include tools/pkg/pkg.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
 # the kernel version: that is what it is for), and well-formed kernel-doc.

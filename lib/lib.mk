@@ -84,8 +84,6 @@ $(LIBENC_DIR)/%.pc: $(TOP)/lib/%.pc.in $(TOP)/lib/lib.mk
 	@mkdir -p $(dir $@)
 	$(call lib_pc,$*,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > $@
 
-install: install-lib
-
 install-lib: lib
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/enc \
 		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man3
@@ -101,8 +99,6 @@ install-lib: lib
 	$(call lib_pc,libenc-json,$(PREFIX),$(LIBDIR),$(INCLUDEDIR)) > \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/libenc-json.pc
 	install -m 0644 $(LIBENC_MAN3) $(DESTDIR)$(MANDIR)/man3/
-
-uninstall: uninstall-lib
 
 uninstall-lib:
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libenc.a libenc.so $(LIBENC_SONAME) \

@@ -6,9 +6,11 @@
 # VM that did not finish, to their count.
 #
 #   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
-#            [--selftests DIR] [--multihost] [run.sh options] -- [NAME]...
+#            [--selftests DIR] [--multihost] [--install] [run.sh options] -- [NAME]...
 #
 # --multihost also forms one world across two VMs (multihost-bootstrap.sh).
+# --install also builds the Debian packages and installs them in a VM of
+# their own, where DKMS builds the module (tools/pkg/install-test.sh).
 #
 # The last line printed is "N passed, N failed[, N skipped]"; the exit
 # status is 0 only when nothing failed.
@@ -19,11 +21,12 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-build='' multihost='' runner_args=() vm_args=()
+build='' multihost='' install='' runner_args=() vm_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--multihost) multihost=1; shift ;;
+	--install) install=1; shift ;;
 	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
 	--quiet) vm_args+=("$1"); shift ;;
 	--) shift; break ;;
@@ -79,6 +82,23 @@ if [ -n "$multihost" ]; then
 		failed=$((failed + f))
 	else
 		echo "FAIL: the multi-host test printed no result"
+		failed=$((failed + 1))
+	fi
+fi
+
+# The packages, installed where DKMS builds the module for this kernel.
+if [ -n "$install" ]; then
+	it_start=$(date +%s)
+	it=$("$here/../pkg/install-test.sh" --kver "$(basename "$build")" 2>&1 || true)
+	echo "$it"
+	echo "install test: $(($(date +%s) - it_start))s"
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$it" | tail -n 1 || true)
+	if [ -n "$summary" ]; then
+		read -r p _ f _ <<<"${summary//,/}"
+		passed=$((passed + p))
+		failed=$((failed + f))
+	else
+		echo "FAIL: the install test printed no result"
 		failed=$((failed + 1))
 	fi
 fi

@@ -34,7 +34,7 @@ vm-kver:
 vm-check: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
-		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,--multihost) \
+		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,--multihost --install) \
 		--mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
 # The module is built against the debug kernel's tree into build/debug-amd64
