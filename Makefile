@@ -63,6 +63,7 @@ include tools/vm/vm.mk
 include tools/bench/bench.mk
 include tools/netlink/netlink.mk
 include tools/pkg/pkg.mk
+include tools/mutants/mutants.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
 # the kernel version: that is what it is for), and well-formed kernel-doc.
