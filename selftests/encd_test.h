@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the encd selftests: raw ioctls on /dev/encd that return
- * the errno and keep the kernel's failure sentence, the module's run-time
- * parameters, and iommufd-style test_cmd_* / test_err_* assertions.
+ * Helpers shared by the encd selftests: one wrapper per ioctl of /dev/encd
+ * (each returns the errno and keeps the kernel's failure sentence), the
+ * module's run-time parameters, iommufd-style test_cmd / test_err
+ * assertions, and the fail-nth walk that the fail-nth programs share.
  *
  * The harness forks every test, and the runner loads encd once per test
  * program: a test leaves the module as it found it only because its fds
@@ -17,9 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
 #include <linux/encd.h>
 
 #include "kselftest_harness.h"
@@ -111,6 +115,115 @@ static inline int encd_release(int fd, __u32 vnc, __u32 ctx_id)
 	return encd_cmd(fd, ENCD_IOC_RELEASE_GLOBAL_COMM, &rel, sizeof(rel));
 }
 
+static inline int encd_version(int fd, struct encd_version *ver)
+{
+	memset(ver, 0, sizeof(*ver));
+	return encd_cmd(fd, ENCD_IOC_VERSION, ver, sizeof(*ver));
+}
+
+/* PROGRAM_LOAD of the @len-byte binary description at @blob. */
+static inline int encd_program_load(int fd, __u32 vnc, __u32 ctx_id, const void *blob, size_t len)
+{
+	struct encd_program_load c = {
+		.vnc = vnc, .ctx_id = ctx_id, .prog_uptr = (uintptr_t)blob, .prog_len = len,
+	};
+
+	return encd_cmd(fd, ENCD_IOC_PROGRAM_LOAD, &c, sizeof(c));
+}
+
+/* PROGRAM_SIGN with head.flags @flags; @out (may be NULL) gets the answer. */
+static inline int encd_program_sign(int fd, __u32 vnc, __u32 ctx_id, __u32 flags,
+				    struct encd_program_sign *out)
+{
+	struct encd_program_sign c = { .head.flags = flags, .vnc = vnc, .ctx_id = ctx_id };
+	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_SIGN, &c, sizeof(c));
+
+	if (out)
+		*out = c;
+	return err;
+}
+
+/*
+ * PROGRAM_GET_SIGNATURES into room for @n_groups groups at @groups and
+ * @n_stps stps at @stps; @out (may be NULL) gets the answer.
+ */
+static inline int encd_program_get_signatures(int fd, __u32 vnc, __u32 ctx_id,
+					      struct encd_prog_sig *groups, __u32 n_groups,
+					      struct encd_prog_sig *stps, __u32 n_stps,
+					      struct encd_program_get_signatures *out)
+{
+	struct encd_program_get_signatures c = {
+		.vnc = vnc, .ctx_id = ctx_id,
+		.groups_uptr = (uintptr_t)groups, .stps_uptr = (uintptr_t)stps,
+		.n_groups = n_groups, .n_stps = n_stps,
+	};
+	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_GET_SIGNATURES, &c, sizeof(c));
+
+	if (out)
+		*out = c;
+	return err;
+}
+
+static inline int encd_program_seal(int fd, __u32 vnc, __u32 ctx_id)
+{
+	struct encd_program_seal c = { .vnc = vnc, .ctx_id = ctx_id };
+
+	return encd_cmd(fd, ENCD_IOC_PROGRAM_SEAL, &c, sizeof(c));
+}
+
+/* SETUP_GLOBAL_COMM; @out (may be NULL) gets the answer. */
+static inline int encd_setup(int fd, __u32 vnc, __u32 ctx_id, __u32 timeout_ms,
+			     struct encd_setup_global_comm *out)
+{
+	struct encd_setup_global_comm c = {
+		.vnc = vnc, .ctx_id = ctx_id, .timeout_ms = timeout_ms,
+	};
+	int err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &c, sizeof(c));
+
+	if (out)
+		*out = c;
+	return err;
+}
+
+/* INIT_REPLICA_GROUPS; @out (may be NULL) gets the answer. */
+static inline int encd_init_groups(int fd, __u32 vnc, __u32 ctx_id, __u32 timeout_ms,
+				   struct encd_init_replica_groups *out)
+{
+	struct encd_init_replica_groups c = {
+		.vnc = vnc, .ctx_id = ctx_id, .timeout_ms = timeout_ms,
+	};
+	int err = encd_cmd(fd, ENCD_IOC_INIT_REPLICA_GROUPS, &c, sizeof(c));
+
+	if (out)
+		*out = c;
+	return err;
+}
+
+/* COMM_BARRIER with head.flags @flags; @out (may be NULL) gets the answer. */
+static inline int encd_barrier(int fd, __u32 vnc, __u32 ctx_id, __u32 flags, __u32 group_id,
+			       __u32 timeout_ms, struct encd_comm_barrier *out)
+{
+	struct encd_comm_barrier c = {
+		.head.flags = flags, .vnc = vnc, .ctx_id = ctx_id, .group_id = group_id,
+		.timeout_ms = timeout_ms,
+	};
+	int err = encd_cmd(fd, ENCD_IOC_COMM_BARRIER, &c, sizeof(c));
+
+	if (out)
+		*out = c;
+	return err;
+}
+
+static inline int encd_node_info(int fd, __u32 vnc, __u32 ctx_id, __u32 group_id,
+				 struct encd_node_info *ni)
+{
+	memset(ni, 0, sizeof(*ni));
+	ni->vnc = vnc;
+	ni->ctx_id = ctx_id;
+	ni->group_id = group_id;
+	return encd_cmd(fd, ENCD_IOC_NODE_INFO, ni, sizeof(*ni));
+}
+
 /* The serial of the comm on (@vnc, @ctx_id), 0 if there is none. */
 static inline __u64 encd_serial(int fd, __u32 vnc, __u32 ctx_id)
 {
@@ -180,7 +293,7 @@ static inline int encd_host_params_reset(void)
 		}							\
 	} while (0)
 
-/* As test_err(), for a sentence the seed gives only the start of. */
+/* As test_err(), when only the start of the sentence is pinned down. */
 #define test_err_prefix(_errno, _prefix, expr)				\
 	do {								\
 		const char *__pfx = (_prefix);				\
@@ -192,5 +305,297 @@ static inline int encd_host_params_reset(void)
 			       encd_msg, __pfx);			\
 		}							\
 	} while (0)
+
+/*
+ * Fail-nth: every allocation failure a call can meet, one at a time.
+ *
+ * Writing N to /proc/self/task/<tid>/fail-nth makes the Nth fault-injection
+ * point this thread passes from then on fail, once
+ * (Documentation/fault-injection/fault-injection.rst). A walk makes the same
+ * call with N = 1, 2, ... until a call no longer reaches point N: then each
+ * point the call passes has failed once, in turn, and every failure must be
+ * ENOMEM and leave the state a test checks as before (or as after a success).
+ *
+ * The points are those of two fault attributes, walked one at a time so that
+ * each walk is as repeatable as the kernel allows:
+ *   - ENCD_FAULT_SLAB, failslab (CONFIG_FAILSLAB): every kmalloc() and
+ *     kmem_cache_alloc() of the thread, sleeping ones too. A kvmalloc() of
+ *     more than a page whose kmalloc() fails then runs its vmalloc() fallback
+ *     (which itself does not fail: fail-nth fails one point per call).
+ *   - ENCD_FAULT_PAGE, fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC) at every
+ *     order and for highmem too: alloc_page(), a kmalloc() of more than two
+ *     pages (kvmalloc() then falls back to vmalloc()), and the pages the slab
+ *     allocator takes to grow a cache. The last come and go with the caches'
+ *     state (KASAN's quarantine keeps freed objects from being reused at
+ *     once), so a walk may end one point early or pass over one point; a
+ *     walk that misses a sentence it expects is run again, three times at
+ *     most.
+ * Only the calling thread's own allocations are points: what a workqueue, a
+ * softirq or another task allocates is not reached. The debug lane's kernel
+ * has both attributes; Debian's has neither (nor fail-nth), and there the
+ * tests skip.
+ */
+#define ENCD_FAILNTH_MAX	2000
+#define ENCD_FAILNTH_WALKS	3
+#define ENCD_FAILNTH_SENTENCES	16
+#define ENCD_FAILSLAB		"/sys/kernel/debug/failslab/"
+#define ENCD_FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
+
+enum encd_fault {
+	ENCD_FAULT_SLAB,
+	ENCD_FAULT_PAGE,
+};
+
+/* This thread's fail-nth, as a fixture sets it up. */
+struct encd_failnth {
+	int fd;			/* /proc/self/task/<tid>/fail-nth, -1 without one */
+	const char *why;	/* why there is none */
+};
+
+/* One walk: what the test expects of it, and what it saw. */
+struct encd_failnth_walk {
+	enum encd_fault fault;
+	int min_points;		/* the allocations the call is known to make */
+	const char *expect[ENCD_FAILNTH_SENTENCES];	/* sentences some failure must give */
+	/* filled in by the walk */
+	int nth;		/* the point armed for the current call */
+	int walk;		/* 1, 2, ...: walks made */
+	int points;		/* the most points one walk reached */
+	bool injected;		/* the current call reached its armed point */
+	int failures;		/* calls that failed (ENOMEM), over all walks */
+	int n_seen;
+	char seen[ENCD_FAILNTH_SENTENCES][256];	/* distinct sentences of those */
+};
+
+static inline int encd_write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Points one fault attribute at every allocation of the thread and the other
+ * at none; with @fault < 0, both back to the kernel's defaults.
+ */
+static inline int encd_fault_config(int fault)
+{
+	static const struct {
+		const char *file, *val[3];	/* ENCD_FAULT_SLAB, ENCD_FAULT_PAGE, default */
+	} knobs[] = {
+		/* no stack dump per injected failure */
+		{ ENCD_FAILSLAB "verbose", { "0", "0", "2" } },
+		{ ENCD_FAILSLAB "ignore-gfp-wait", { "N", "Y", "Y" } },
+		/* no cache is marked SLAB_FAILSLAB: failslab then fails nothing */
+		{ ENCD_FAILSLAB "cache-filter", { "N", "Y", "N" } },
+		{ ENCD_FAIL_PAGE_ALLOC "verbose", { "0", "0", "2" } },
+		{ ENCD_FAIL_PAGE_ALLOC "ignore-gfp-wait", { "Y", "N", "Y" } },
+		{ ENCD_FAIL_PAGE_ALLOC "ignore-gfp-highmem", { "Y", "N", "Y" } },
+		/* above MAX_ORDER: fail_page_alloc then fails nothing */
+		{ ENCD_FAIL_PAGE_ALLOC "min-order", { "100", "0", "1" } },
+	};
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		err = encd_write_str(knobs[i].file, knobs[i].val[fault < 0 ? 2 : fault]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Opens this thread's fail-nth; without it (or without either attribute)
+ * f->fd is -1 and f->why says what the kernel lacks. Every test must then
+ * skip with encd_require_failnth(): the 6.1 harness runs a test's body even
+ * when its setup skipped.
+ */
+static inline void encd_failnth_setup(struct __test_metadata *_metadata, struct encd_failnth *f)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", syscall(SYS_gettid));
+	f->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (f->fd < 0) {
+		f->why = "no fail-nth: the kernel lacks CONFIG_FAULT_INJECTION";
+		return;
+	}
+	if (access(ENCD_FAILSLAB, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(ENCD_FAILSLAB, F_OK))
+		f->why = "no " ENCD_FAILSLAB ": the kernel lacks CONFIG_FAILSLAB";
+	else if (access(ENCD_FAIL_PAGE_ALLOC, F_OK))
+		f->why = "no " ENCD_FAIL_PAGE_ALLOC ": the kernel lacks CONFIG_FAIL_PAGE_ALLOC";
+	else
+		f->why = NULL;
+	if (f->why) {
+		close(f->fd);
+		f->fd = -1;
+		return;
+	}
+	/* The sentence buffer is touched before any walk: no page fault in one. */
+	encd_msg[0] = '\0';
+}
+
+static inline void encd_failnth_teardown(struct encd_failnth *f)
+{
+	if (f->fd < 0)
+		return;
+	encd_fault_config(-1);
+	close(f->fd);
+}
+
+#define encd_require_failnth(f)						\
+	do {								\
+		if ((f)->fd < 0)					\
+			SKIP(return, "%s", (f)->why);			\
+	} while (0)
+
+static inline bool encd_failnth_seen(const struct encd_failnth_walk *w, const char *msg)
+{
+	int i;
+
+	for (i = 0; i < w->n_seen; i++)
+		if (!strcmp(w->seen[i], msg))
+			return true;
+	return false;
+}
+
+static inline bool encd_failnth_all_seen(const struct encd_failnth_walk *w)
+{
+	int i;
+
+	for (i = 0; i < ENCD_FAILNTH_SENTENCES && w->expect[i]; i++)
+		if (!encd_failnth_seen(w, w->expect[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The condition of for_each_failnth(): arms nothing, decides whether there
+ * is another call to make and with which N.
+ */
+static inline bool encd_failnth_next(struct __test_metadata *_metadata, struct encd_failnth *f,
+				     struct encd_failnth_walk *w)
+{
+	if (!w->walk) {
+		ASSERT_EQ(0, encd_fault_config(w->fault));
+		w->walk = 1;
+		w->nth = 1;
+		return true;
+	}
+	if (w->injected) {
+		w->nth++;
+		ASSERT_GT(ENCD_FAILNTH_MAX, w->nth) {
+			TH_LOG("the call passed more than %d fault-injection points",
+			       ENCD_FAILNTH_MAX);
+		}
+		return true;
+	}
+	/* The last call got through without reaching point nth: it has nth - 1. */
+	if (w->nth - 1 > w->points)
+		w->points = w->nth - 1;
+	if (encd_failnth_all_seen(w) || w->walk == ENCD_FAILNTH_WALKS)
+		return false;
+	w->walk++;
+	w->nth = 1;
+	return true;
+}
+
+/* Makes the @w->nth point this thread passes from now on fail. */
+static inline void encd_failnth_arm(struct __test_metadata *_metadata, struct encd_failnth *f,
+				    struct encd_failnth_walk *w)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", w->nth);
+
+	ASSERT_EQ(len, pwrite(f->fd, buf, len, 0));
+}
+
+/*
+ * Disarms, notes whether the armed point was reached (and so failed), and
+ * holds a failed call to the rules: it failed because of the injection, with
+ * ENOMEM; its sentence is kept.
+ */
+static inline void encd_failnth_disarm(struct __test_metadata *_metadata, struct encd_failnth *f,
+				       struct encd_failnth_walk *w, int err)
+{
+	char buf[16] = "";
+
+	ASSERT_LT(0, pread(f->fd, buf, sizeof(buf) - 1, 0));
+	ASSERT_EQ(1, pwrite(f->fd, "0", 1, 0));
+	w->injected = atoi(buf) == 0;
+	if (!err)
+		return;
+	ASSERT_TRUE(w->injected) {
+		TH_LOG("failed with %d (%s) without an injected failure", err, encd_msg);
+	}
+	ASSERT_EQ(ENOMEM, err) {
+		TH_LOG("point %d: %s", w->nth, encd_msg);
+	}
+	w->failures++;
+	if (!encd_failnth_seen(w, encd_msg) && w->n_seen < ENCD_FAILNTH_SENTENCES)
+		snprintf(w->seen[w->n_seen++], sizeof(w->seen[0]), "%s", encd_msg);
+}
+
+/*
+ * for_each_failnth(f, w) { err = encd_failnth_call(f, w, call); check; }
+ * walks the points of @w->fault (see above); encd_failnth_done() then holds
+ * the walk to what it expects.
+ */
+#define for_each_failnth(f, w)	while (encd_failnth_next(_metadata, f, w))
+
+/* Evaluates @expr (an errno) with the current point armed. */
+#define encd_failnth_call(f, w, expr)					\
+	({								\
+		int __err;						\
+		encd_failnth_arm(_metadata, f, w);			\
+		__err = (expr);						\
+		encd_failnth_disarm(_metadata, f, w, __err);		\
+		__err;							\
+	})
+
+/*
+ * After a walk: it ended with a call that reached no armed point, it reached
+ * at least @w->min_points points, and some failure gave each sentence the
+ * test expects ("" is a failure with no sentence).
+ */
+static inline void encd_failnth_done(struct __test_metadata *_metadata,
+				     struct encd_failnth_walk *w)
+{
+	int i, j;
+
+	ASSERT_FALSE(w->injected);
+	ASSERT_LE(1, w->points) {
+		TH_LOG("no allocation could be made to fail");
+	}
+	ASSERT_LE(w->min_points, w->points) {
+		TH_LOG("%d points, fewer than the %d allocations the call makes",
+		       w->points, w->min_points);
+	}
+	for (i = 0; i < ENCD_FAILNTH_SENTENCES && w->expect[i]; i++) {
+		ASSERT_TRUE(encd_failnth_seen(w, w->expect[i])) {
+			TH_LOG("no failure said \"%s\"; they said:", w->expect[i]);
+			for (j = 0; j < w->n_seen; j++)
+				TH_LOG("  \"%s\"", w->seen[j]);
+		}
+	}
+	TH_LOG("%s: %d points failed in turn, %d calls failed with ENOMEM (%d walk%s)",
+	       w->fault == ENCD_FAULT_SLAB ? "failslab" : "fail_page_alloc", w->points,
+	       w->failures, w->walk, w->walk > 1 ? "s" : "");
+}
+
+/* open(2) of /dev/encd as an errno, for encd_failnth_call(). */
+static inline int encd_open_errno(int *fd)
+{
+	*fd = encd_open();
+	return *fd < 0 ? errno : 0;
+}
 
 #endif /* _ENCD_TEST_H */
