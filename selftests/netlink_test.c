@@ -589,8 +589,65 @@ TEST_F(nl, dump_racing_builds_and_teardowns_has_only_whole_entries)
 		gcomms_free(&gs);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, status);
+	ASSERT_TRUE(WIFEXITED(status)) {
+		TH_LOG("the churning child was killed by signal %d", WTERMSIG(status));
+	}
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* 200 rounds of 64 builds and teardowns do change the set under a dump. */
+	ASSERT_LT(0, intr);
 	TH_LOG("%d of 100 dumps were marked interrupted", intr);
+}
+
+/* Collects a dump's replies; on the first one, builds a comm on another file. */
+struct interrupter {
+	struct gcomms gs;
+	int fd;
+	int err;
+	bool built;
+};
+
+static void interrupt_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct interrupter *in = arg;
+
+	if (!in->built) {
+		in->built = true;
+		in->err = encd_build(in->fd, 250, 0, 1, 0, NULL);
+	}
+	gcomms_cb(nlh, &in->gs);
+}
+
+/*
+ * A dump is made a part at a time: the first when it is asked for, each next
+ * one when the reader takes the one before. A comm built after the first
+ * part came marks the parts made after it, and NLMSG_DONE, NLM_F_DUMP_INTR.
+ */
+TEST_F(nl, a_dump_the_set_changes_under_is_marked_interrupted)
+{
+	struct interrupter in = { .fd = encd_open() };
+	struct nl_reply rep;
+	struct req r;
+	uint32_t dev;
+
+	ASSERT_LE(0, in.fd);
+	for (dev = 0; dev < 200; dev++) {
+		test_cmd(encd_build(self->fd, dev, dev, 200, 0, NULL));
+		test_cmd(encd_build(self->fd, dev, dev, 200, 1, NULL));
+	}
+	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, nl_talk(&self->nl, &r, interrupt_cb, &in, &rep));
+	test_cmd(in.err);
+	/* the second part was made with the first reply; the third after the build */
+	ASSERT_LE(3, rep.parts);
+	ASSERT_TRUE(rep.intr);
+	gcomms_free(&in.gs);
+
+	/* Nothing changed since: the next dump is whole, and has the new comm. */
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &in.gs, &rep));
+	ASSERT_FALSE(rep.intr);
+	ASSERT_EQ(401, in.gs.n);
+	gcomms_free(&in.gs);
+	close(in.fd);
 }
 
 TEST_F(nl, events_say_when_a_comm_is_built_and_torn_down)
@@ -710,7 +767,7 @@ TEST_F(nl, topology_set_is_read_back_and_reaches_new_comms)
 	ASSERT_EQ(99, h.reservation_id);
 	ASSERT_EQ(1, h.virtual_server_id);
 
-	/* The seed's pod check sees a pod_type the provider was set to. */
+	/* libnrt's pod check sees a pod_type the provider was set to. */
 	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_INVALID, 0, 0, 0, 0));
 	test_err(EINVAL, "Invalid pod_type: 3", encd_build(self->fd, 12, 0, 8, 0, NULL));
 
@@ -866,6 +923,9 @@ TEST_F(nl, another_netns_sees_only_its_comms_and_init_sees_all)
 	test_cmd(encd_build(self->fd, 22, 0, 2, 0, NULL));
 	ASSERT_EQ(0, send_byte(c.to_child[1]));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) {
+		TH_LOG("the namespace's child was killed by signal %d", WTERMSIG(status));
+	}
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	nl_close(&events);
 }
