@@ -8,6 +8,7 @@ vnc; its JSON line says what happened (see tools/encctl/world.c).
 """
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -15,20 +16,12 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get("ENCD_BUILD", "")
-ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
-if not BUILD or not os.access(ENCCTL, os.X_OK):
-    ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
+from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, Ports, encctl_json, finish,
+                        ktap_main, reap, wait_for)
+
 TMP = tempfile.mkdtemp(prefix="encd-bootstrap-")
-MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
 results = []
-port_next = [31000]
-
-
-def port():
-    port_next[0] += 1
-    return port_next[0]
+port = Ports(31000)
 
 
 def case(name):
@@ -55,12 +48,41 @@ def start(cmd, secret=None):
                             env=env)
 
 
-def finish(p, timeout=300):
-    out, err = p.communicate(timeout=timeout)
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    res = json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err}
-    res["rc"] = p.returncode
+def finish_all(procs, timeout=300):
+    """finish() for each, with "end": when each one exited (time.time())."""
+    end, deadline = {}, time.time() + timeout
+    while len(end) < len(procs) and time.time() < deadline:
+        for i, p in enumerate(procs):
+            if i not in end and p.poll() is not None:
+                end[i] = time.time()
+        time.sleep(0.02)
+    res = [finish(p, timeout=10) for p in procs]
+    for i, r in enumerate(res):
+        r["end"] = end.get(i)
     return res
+
+
+def tcp_sockets(port):
+    """The states of this namespace's IPv4 TCP sockets whose local port is
+    @port (0A: listening, 01: established)."""
+    states = []
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if int(fields[1].split(":")[1], 16) == port:
+                states.append(fields[3])
+    return states
+
+
+def failed_as(r, status, error):
+    """Whether rank result @r failed with exactly @status and the sentence
+    @error (or one of the sentences @error lists); else why not."""
+    errors = error if isinstance(error, (list, tuple)) else [error]
+    if r["ok"] or r["rc"] != 1 or r["status"] != status or r["error"] not in errors:
+        return "rank %s: ok %s, exit %s, %s: %s; want %s: %s" % (
+            r.get("g_device_id"), r["ok"], r["rc"], r["status"], r["error"], status,
+            " or ".join(errors))
+    return None
 
 
 def world_programs(n, offender=None, vary_stream=True):
@@ -197,32 +219,52 @@ def _():
     return not sig, "no signature messages without check_sigs: %s" % sig
 
 
+ROOT_GAVE_UP = ("enc_setup_global_comm: root: %d of %d ranks arrived before the wait ended "
+                "(timed out); missing: %s (ETIMEDOUT)")
+# One jiffy: the kernel's deadlines are counted in them from the call's start.
+JIFFY_S = 0.01
+
+
 @case("missing_rank_times_out_within_deadline_plus_1s")
 def _():
-    n, root = 4, "127.0.0.1:%d" % port()
-    t = time.time()
+    n, p = 4, port()
+    root = "127.0.0.1:%d" % p
     procs = [start(join_cmd(r, r, n, root, 3000)) for r in range(n - 1)]
     res = [finish(p) for p in procs]
-    took = time.time() - t
-    bad = [r for r in res if r["ok"] or r["status"] != "NRT_TIMEOUT"]
-    if bad:
-        return False, "rank %d: %s %s" % (bad[0]["g_device_id"], bad[0]["status"], bad[0]["error"])
-    # Each survivor's setup call, timed by itself, ends within deadline + 1 s.
-    slowest = max(r["phases"]["setup"] for r in res) / 1e6
-    if slowest > 3.0 + 1.0:
-        return False, "a setup call took %.1f s" % slowest
-    if "missing: 3" not in res[0]["error"]:
-        return False, "the root does not name the missing rank: " + res[0]["error"]
-    return True, "%.1f s (slowest call %.1f s); root: %s" % (took, slowest, res[0]["error"])
+    root_says = ROOT_GAVE_UP % (3, 4, "3")
+    # The root names the missing rank; the others hear it from the root, or
+    # their own deadline (the same 3 s, begun a little later) ran out first.
+    want = [root_says] + [["enc_setup_global_comm: rank %d: the root gave up: %s" % (
+        r, root_says[len("enc_setup_global_comm: "):]),
+        "enc_setup_global_comm: rank %d: no peer table from the root: timed out (ETIMEDOUT)" % r]
+        for r in range(1, n - 1)]
+    for r, w in zip(res, want):
+        bad = failed_as(r, "NRT_TIMEOUT", w)
+        if bad:
+            return False, bad
+    # Each survivor's setup call, timed by itself, ends within deadline + 1 s;
+    # the root's, which began first, not before its deadline.
+    took = [r["phases"]["setup"] / 1e6 for r in res]
+    if max(took) > 3.0 + 1.0 or took[0] < 3.0 - JIFFY_S:
+        return False, "setup calls took %s s" % took
+    return True, "setup calls took %s s; root: %s" % (["%.2f" % t for t in took], res[0]["error"])
 
 
 @case("unreachable_root_times_out")
 def _():
+    p = port()
     t = time.time()
-    r = finish(start(join_cmd(1, 1, 2, "127.0.0.1:%d" % port(), 2000)))
+    r = finish(start(join_cmd(1, 1, 2, "127.0.0.1:%d" % p, 2000)))
     took = time.time() - t
-    return (not r["ok"] and r["status"] == "NRT_TIMEOUT" and took < 4.0,
-            "%s in %.1f s: %s" % (r["status"], took, r["error"]))
+    bad = failed_as(r, "NRT_TIMEOUT", "enc_setup_global_comm: rank 1: cannot reach the root at "
+                    "127.0.0.1:%d: timed out (ETIMEDOUT)" % p)
+    if bad:
+        return False, bad
+    setup = r["phases"]["setup"] / 1e6
+    # Not before the deadline, and not much after it.
+    if setup < 2.0 - JIFFY_S or setup > 2.0 + 1.0 or took > 4.0:
+        return False, "setup took %.2f s (%.1f s in all)" % (setup, took)
+    return True, "%s in %.2f s: %s" % (r["status"], setup, r["error"])
 
 
 def frame(magic=0x454E4342, version=1, typ=0, tag=0, payload=b""):
@@ -290,16 +332,47 @@ def _():
 
 @case("killed_rank_during_rendezvous_fails_the_others_by_the_deadline")
 def _():
-    n, root = 4, "127.0.0.1:%d" % port()
-    procs = [start(join_cmd(r, r, n, root, 3000)) for r in range(n - 1)]
-    time.sleep(0.5)
-    procs[2].kill()
-    t = time.time()
-    res = [finish(p) for i, p in enumerate(procs) if i != 2]
-    procs[2].wait()
-    took = time.time() - t
-    return (all(not r["ok"] for r in res) and took < 5.0,
-            "%.1f s: %s" % (took, [r["status"] for r in res]))
+    n, p = 4, port()
+    root = "127.0.0.1:%d" % p
+    # The root's deadline is the first to pass: the ranks wait twice as long.
+    procs = [start(join_cmd(0, 0, n, root, 3000))]
+    try:
+        if not wait_for(lambda: "0A" in tcp_sockets(p)):
+            return False, "the root never listened"
+        procs += [start(join_cmd(r, r, n, root, 6000)) for r in (1, 2)]
+        # Ranks 1 and 2 reached the root (it holds both connections), and
+        # had time to say HELLO (what the kernel does next, in the same call).
+        if not wait_for(lambda: tcp_sockets(p).count("01") == 2):
+            return False, "ranks 1 and 2 never reached the root: %s" % tcp_sockets(p)
+        time.sleep(1)
+        procs[2].kill()
+        t = time.time()
+        res = finish_all(procs)
+    finally:
+        reap(procs)
+    if res[2]["rc"] != -signal.SIGKILL:
+        return False, "rank 2 was not killed: exit %s, %s" % (res[2]["rc"], res[2]["error"])
+    # Rank 2 arrived before it died: the root waits for rank 3 only, gives up
+    # at its deadline and tells rank 1 why, at once.
+    root_says = ROOT_GAVE_UP % (3, 4, "3")
+    bad = failed_as(res[0], "NRT_TIMEOUT", root_says) or failed_as(
+        res[1], "NRT_TIMEOUT", "enc_setup_global_comm: rank 1: the root gave up: " +
+        root_says[len("enc_setup_global_comm: "):])
+    if bad:
+        return False, bad
+    root_took = res[0]["phases"]["setup"] / 1e6
+    if root_took < 3.0 - JIFFY_S or root_took > 3.0 + 1.0:
+        return False, "the root's setup took %.2f s" % root_took
+    if res[1]["end"] - res[0]["end"] > 1.0 or res[1]["phases"]["setup"] / 1e6 > 6.0 - 1.0:
+        return False, "rank 1 ended %.2f s after the root, its setup took %.2f s" % (
+            res[1]["end"] - res[0]["end"], res[1]["phases"]["setup"] / 1e6)
+    return True, "%.1f s after the kill; root's setup %.2f s" % (res[0]["end"] - t, root_took)
+
+
+def group_nodes(root, stream):
+    """{g_device_id: state} of the comm nodes on @stream of the world at @root."""
+    return {c["g_device_id"]: n["state"] for c in encctl_json("comm", "show")
+            if c["root_comm_id"] == root for n in c["nodes"] if n["stream"] == stream}
 
 
 @case("killed_rank_during_group_bootstrap_fails_the_others_fast")
@@ -310,16 +383,43 @@ def _():
     # Rank 3 forms the world but never brings its groups up; it holds.
     procs = [start(join_cmd(r, r, n, root, 6000, progs[r])) for r in range(n - 1)]
     victim = start(join_cmd(n - 1, n - 1, n, root, 6000, None, ("--hold", "60")))
-    time.sleep(3)
-    victim.kill()
-    t = time.time()
-    res = [finish(p) for p in procs]
-    victim.wait()
-    took = time.time() - t
-    bad = [r for r in res if r["ok"]]
-    # Who was linked to it sees the drop at once; who was not, the deadline.
-    return (not bad and took < 6.0 + 1.5,
-            "%.1f s after the kill: %s" % (took, [r["error"] for r in res][:1]))
+    try:
+        formed = json.loads(victim.stdout.readline() or "{}")
+        if not formed.get("ok"):
+            return False, "rank 3 did not join: %s" % formed
+        # Group 2 (stream 1) is the first one that needs rank 3: its
+        # bootstrap rank 0, the root of its unique id. Ranks 0 to 2 signed it
+        # and wait for that id when rank 3 dies.
+        waiting = {0: "broadcasting", 1: "broadcasting", 2: "broadcasting"}
+        if not wait_for(lambda: group_nodes(root, 1) == waiting, timeout=5):
+            return False, "ranks 0 to 2 never all waited for group 2's id: %s" % (
+                group_nodes(root, 1))
+        victim.kill()
+        t = time.time()
+        res = finish_all(procs)
+    finally:
+        reap(procs + [victim])
+    if victim.returncode != -signal.SIGKILL:
+        return False, "rank 3 was not killed: exit %s" % victim.returncode
+    # Rank 1 waits on its link from rank 3 and sees it close; rank 0 waits on
+    # rank 1's, which closes when rank 1 gives up; rank 2 never had a link
+    # from rank 3 and waits for it until its deadline.
+    pre = "enc_init_replica_groups: failed to init NCCL comm stream_id:1 group_id:2: "
+    bad = failed_as(res[0], "NRT_FAILURE", pre + "rank 0: receiving the unique id from rank 1: "
+                    "the connection was closed (ECONNRESET)") or failed_as(
+        res[1], "NRT_FAILURE", pre + "rank 1: receiving the unique id from rank 3: "
+        "the connection was closed (ECONNRESET)") or failed_as(
+        res[2], "NRT_TIMEOUT", pre + "rank 2: waiting for rank 3 to connect: timed out "
+        "(ETIMEDOUT)")
+    if bad:
+        return False, bad
+    fast = [r["end"] - t for r in res[:2]]
+    slow = res[2]["phases"]["init_groups"] / 1e6
+    if max(fast) > 1.5 or slow < 6.0 - JIFFY_S or slow > 6.0 + 1.5:
+        return False, "ranks 0 and 1 ended %s s after the kill; rank 2's groups took %.2f s" % (
+            ["%.2f" % x for x in fast], slow)
+    return True, "ranks 0 and 1 %.2f s after the kill, rank 2 by its deadline (%.2f s)" % (
+        max(fast), slow)
 
 
 @case("world_secret_admits_its_ranks_and_refuses_others_by_name")
@@ -382,22 +482,6 @@ def _():
     return not bad, bad[0]["error"] if bad else "ok"
 
 
-def main():
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    fails = 0
-    for i, (name, fn) in enumerate(results, 1):
-        try:
-            ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        fails += not ok
-        print("%s %d %s # %s" % ("ok" if ok else "not ok", i, name, str(why).replace("\n", " ")))
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (len(results) - fails, fails))
-    return 1 if fails else 0
-
-
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--programs":
         # Writes the per-rank programs of a world of N ranks to DIR (for
@@ -405,4 +489,4 @@ if __name__ == "__main__":
         for r, path in enumerate(world_programs(int(sys.argv[2]))):
             os.replace(path, os.path.join(sys.argv[3], "rank%d.json" % r))
         sys.exit(0)
-    sys.exit(main())
+    sys.exit(ktap_main(results))

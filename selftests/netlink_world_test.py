@@ -20,31 +20,17 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get("ENCD_BUILD", "")
-ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
-if not BUILD or not os.access(ENCCTL, os.X_OK):
-    ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
+from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, Ports, encctl_json, finish,
+                        ktap_main, wait_for)
+
 TMP = tempfile.mkdtemp(prefix="encd-netlink-world-")
-MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
-port_next = [32000]
+port = Ports(32000)
 results = []
 
 
 def case(fn):
-    results.append(fn)
+    results.append((fn.__name__, fn))
     return fn
-
-
-def port():
-    port_next[0] += 1
-    return port_next[0]
-
-
-def encctl_json(*args):
-    out = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    return json.loads(out)
 
 
 def write_program(name, groups, ops=()):
@@ -63,22 +49,6 @@ def join(vnc, gid, n, root, program=None, hold=0, timeout_ms=30000, extra=()):
         cmd += ["--hold", str(hold)]
     return subprocess.Popen(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-
-
-def finish(p, timeout=600):
-    out, err = p.communicate(timeout=timeout)
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err}
-
-
-def wait_for(pred, timeout=300, step=0.5):
-    end = time.time() + timeout
-    while time.time() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(step)
-    return None
 
 
 def bootstrapped_comms(want_nodes):
@@ -245,7 +215,7 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         ops = [{"op": "all_reduce", "size_n": 4096, "dtype": 1, "group": 1}]
         progs.append(write_program("status-r%d.json" % r, groups, ops))
     procs = [join(r, r, n, root, progs[r], hold=8, extra=["--barrier"]) for r in range(n)]
-    comms = wait_for(lambda: bootstrapped_comms(3))
+    comms = wait_for(lambda: bootstrapped_comms(3), timeout=300, step=0.5)
     status = encctl_json("status")
     res = [finish(p) for p in procs]
     if not comms:
@@ -272,16 +242,22 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         if (world[0]["rank"], world[0]["rank_n"]) != (r["rank"], r["rank_n"]):
             return False, "rank %d: world node rank %d/%d, the library says %d/%d" % (
                 r["g_device_id"], world[0]["rank"], world[0]["rank_n"], r["rank"], r["rank_n"])
-        # The library's counters are the world node's, by type and size.
+        # The library's counters are the world node's, by type and size: in a
+        # world of 4 every rank validated (17 bytes) and saw the id (129).
         lib = sorted((x["type"], x["size"], x["tx"], x["rx"]) for x in r.get("counters", []))
         names = {"signature": MSG_SIGNATURE, "unique-id": MSG_UNIQUE_ID}
         shown = sorted((names.get(x["type"], -1), x["size"], x["tx"], x["rx"])
                        for x in world[0]["counters"] if x["type"] in names)
         lib = [x for x in lib if x[0] in names.values()]
+        if sorted({(x[0], x[1]) for x in lib}) != [(MSG_SIGNATURE, 17), (MSG_UNIQUE_ID, 129)]:
+            return False, "rank %d: the library's counters are %s" % (r["g_device_id"], lib)
         if lib != shown:
             return False, "rank %d: counters %s, the library says %s" % (
                 r["g_device_id"], shown, lib)
         # Every replica group's comm is a node with its stream, rank and group bit.
+        if sorted(g["group_id"] for g in r.get("group_comms", [])) != [0, 1, 2]:
+            return False, "rank %d: group comms %s, not groups 0, 1 and 2" % (
+                r["g_device_id"], r.get("group_comms"))
         for g in r.get("group_comms", []):
             hits = [x for x in c["nodes"] if x["stream"] == g["stream"] and
                     x["rank"] == g["rank"] and x["rank_n"] == g["rank_n"] and
@@ -409,6 +385,8 @@ def node_dump_of_2080_nodes_is_complete_and_split():
         return False, "%d nodes, %d distinct, want %d" % (len(nodes), len(keys), want)
     if intr:
         return False, "a dump of a stable host was marked interrupted"
+    if parts < 2:
+        return False, "%d nodes came in %d part" % (len(nodes), parts)
     for x in nodes:
         if x["rank_n"] != n or len(x["participants"]) != n or \
            x["participants"][x["rank"]] != x["nec_dev"] % n:
@@ -416,22 +394,5 @@ def node_dump_of_2080_nodes_is_complete_and_split():
     return True, "%d nodes in %d parts" % (len(nodes), parts)
 
 
-def main():
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    fails = 0
-    for i, fn in enumerate(results, 1):
-        try:
-            ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        fails += not ok
-        print("%s %d %s # %s" % ("ok" if ok else "not ok", i, fn.__name__,
-                                 str(why).replace("\n", " ")))
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (len(results) - fails, fails))
-    return 1 if fails else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ktap_main(results))
