@@ -1,23 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Finds kernel problems in a VM's console log: WARN, BUG, oops, KASAN, UBSAN,
-# lockdep, kmemleak and refcount reports. Prints each with its context,
-# under a "--- kernel problem N" header, and exits 1 if there was any.
+# Finds kernel problems in a kernel log (a VM's console, or the lines one
+# test program added, from run-tests.sh): WARN, BUG, oops, KASAN, UBSAN,
+# lockdep, kmemleak, refcount, hung task, soft lockup and RCU stall reports.
+# Prints each with its context, under a "--- kernel problem N" header, and
+# exits 1 if there was any.
 #
-#   scan-console.sh console.log
+#   scan-console.sh LOG
+#
+# An allocation that failed (warn_alloc(): "page allocation failure",
+# "vmalloc error") is not a problem: its caller sees NULL and says ENOMEM,
+# and the fail-nth tests make allocations fail on purpose. Its stack dump is
+# part of it, not a report of its own.
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: $0 CONSOLE_LOG" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 LOG" >&2; exit 2; }
 
 # A report begins with one of these lines...
 head='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN:|UBSAN:'
 head+='|possible circular locking|INFO: possible|INFO: task .* blocked'
 head+='|INFO: trying to register non-static key|inconsistent lock state'
-head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic'
+head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic|rcu: INFO: .*stall'
+alloc='page allocation failure: order|vmalloc error: size'
 # ...and a "Call Trace" far from any such line is a report of its own (a
 # stack dump the patterns above do not name).
-awk -v head="$head" '
+awk -v head="$head" -v alloc="$alloc" '
 	{ sub(/\r$/, "") }
 	function report(first) {
 		n++
@@ -28,6 +36,7 @@ awk -v head="$head" '
 		last = NR
 	}
 	$0 ~ head { report(NR) }
+	$0 ~ alloc && $0 !~ head { last = NR }
 	/Call Trace/ && (last == 0 || NR - last > 300) { report(NR > 5 ? NR - 5 : 1) }
 	left > 0 { print; left--; if (/---\[ end trace/) left = 0 }
 	{ ring[NR % 8] = $0 }
