@@ -146,7 +146,8 @@ static bool check_dissem(u32 n)
 			u32 to = enc_dissem_to(r, n, k);
 
 			if (to >= n)
-				FAIL("N=%u round %u: %u sends to %u, outside the world", n, k, r, to);
+				FAIL("N=%u round %u: %u sends to %u, outside the world", n, k, r,
+				     to);
 			if (enc_dissem_from(to, n, k) != r)
 				FAIL("N=%u round %u: %u sends to %u, which waits for %u", n, k, r,
 				     to, enc_dissem_from(to, n, k));
@@ -159,8 +160,9 @@ static bool check_dissem(u32 n)
 	}
 	for (r = 0; r < n; r++)
 		if (knows[r] != all)
-			FAIL("N=%u: after %u rounds rank %u has not heard of every rank (mask %llx of %llx)",
-			     n, rounds, r, (unsigned long long)knows[r], (unsigned long long)all);
+			FAIL("N=%u: after %u rounds rank %u has not heard of every rank (%llx of %llx)",
+			     n, rounds, r, (unsigned long long)knows[r],
+			     (unsigned long long)all);
 	return true;
 }
 
