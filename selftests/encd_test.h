@@ -586,9 +586,9 @@ static inline void encd_failnth_done(struct __test_metadata *_metadata,
 				TH_LOG("  \"%s\"", w->seen[j]);
 		}
 	}
-	TH_LOG("%s: %d points failed in turn, %d calls failed with ENOMEM (%d walk%s)",
+	TH_LOG("%s: %d point(s) failed in turn, %d call(s) failed with ENOMEM, %d walk(s)",
 	       w->fault == ENCD_FAULT_SLAB ? "failslab" : "fail_page_alloc", w->points,
-	       w->failures, w->walk, w->walk > 1 ? "s" : "");
+	       w->failures, w->walk);
 }
 
 /* open(2) of /dev/encd as an errno, for encd_failnth_call(). */

@@ -8,11 +8,6 @@
 # exits 1 if there was any.
 #
 #   scan-console.sh LOG
-#
-# An allocation that failed (warn_alloc(): "page allocation failure",
-# "vmalloc error") is not a problem: its caller sees NULL and says ENOMEM,
-# and the fail-nth tests make allocations fail on purpose. Its stack dump is
-# part of it, not a report of its own.
 set -eu
 
 [ $# -eq 1 ] || { echo "usage: $0 LOG" >&2; exit 2; }
@@ -22,10 +17,9 @@ head='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN:|UBSAN:'
 head+='|possible circular locking|INFO: possible|INFO: task .* blocked'
 head+='|INFO: trying to register non-static key|inconsistent lock state'
 head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic|rcu: INFO: .*stall'
-alloc='page allocation failure: order|vmalloc error: size'
 # ...and a "Call Trace" far from any such line is a report of its own (a
 # stack dump the patterns above do not name).
-awk -v head="$head" -v alloc="$alloc" '
+awk -v head="$head" '
 	{ sub(/\r$/, "") }
 	function report(first) {
 		n++
@@ -36,7 +30,6 @@ awk -v head="$head" -v alloc="$alloc" '
 		last = NR
 	}
 	$0 ~ head { report(NR) }
-	$0 ~ alloc && $0 !~ head { last = NR }
 	/Call Trace/ && (last == 0 || NR - last > 300) { report(NR > 5 ? NR - 5 : 1) }
 	left > 0 { print; left--; if (/---\[ end trace/) left = 0 }
 	{ ring[NR % 8] = $0 }
