@@ -380,8 +380,8 @@ static inline int encd_write_str(const char *path, const char *val)
 }
 
 /*
- * Points one fault attribute at every allocation of the thread and the other
- * at none; with @fault < 0, both back to the kernel's defaults.
+ * Makes every allocation a point of one fault attribute and none a point of
+ * the other; with @fault < 0, puts both back as the kernel boots them.
  */
 static inline int encd_fault_config(int fault)
 {
@@ -481,7 +481,7 @@ static inline bool encd_failnth_all_seen(const struct encd_failnth_walk *w)
  * The condition of for_each_failnth(): arms nothing, decides whether there
  * is another call to make and with which N.
  */
-static inline bool encd_failnth_next(struct __test_metadata *_metadata, struct encd_failnth *f,
+static inline bool encd_failnth_next(struct __test_metadata *_metadata,
 				     struct encd_failnth_walk *w)
 {
 	if (!w->walk) {
@@ -545,11 +545,11 @@ static inline void encd_failnth_disarm(struct __test_metadata *_metadata, struct
 }
 
 /*
- * for_each_failnth(f, w) { err = encd_failnth_call(f, w, call); check; }
+ * for_each_failnth(w) { err = encd_failnth_call(f, w, call); check; }
  * walks the points of @w->fault (see above); encd_failnth_done() then holds
  * the walk to what it expects.
  */
-#define for_each_failnth(f, w)	while (encd_failnth_next(_metadata, f, w))
+#define for_each_failnth(w)	while (encd_failnth_next(_metadata, w))
 
 /* Evaluates @expr (an errno) with the current point armed. */
 #define encd_failnth_call(f, w, expr)					\

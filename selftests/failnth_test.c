@@ -46,7 +46,7 @@ TEST_F(failnth, open)
 
 	encd_require_failnth(&self->fn);
 
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		if (encd_failnth_call(&self->fn, &w, encd_open_errno(&fd)))
 			continue;
 		/* An fd that opened works, whichever allocator its state came from. */
@@ -64,7 +64,7 @@ static void build_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) 
 	int fd, err;
 	__u32 out;
 
-	for_each_failnth(&self->fn, w) {
+	for_each_failnth(w) {
 		fd = encd_open();
 		ASSERT_LE(0, fd);
 		err = encd_failnth_call(&self->fn, w, encd_build(fd, 2, 1, 4, 1, &out));
@@ -116,7 +116,7 @@ static void attach_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth)
 	int fd, err;
 
 	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		fd = encd_open();
 		ASSERT_LE(0, fd);
 		err = encd_failnth_call(&self->fn, &w, encd_gcomm(fd, cmd, 0, 3, 1, 2, 0, NULL));
@@ -151,7 +151,7 @@ TEST_F(failnth, get_and_release)
 
 	encd_require_failnth(&self->fn);
 
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		test_cmd(encd_build(self->probe, 4, 0, 1, 0, NULL));
 		err = encd_failnth_call(&self->fn, &w,
 					encd_get(self->probe, 4, 0, NULL) ?:
@@ -180,7 +180,7 @@ TEST_F(failnth, mmap)
 
 	test_cmd(encd_build(self->probe, 5, 0, 1, 0, NULL));
 	test_cmd(encd_get(self->probe, 5, 0, &hdr));
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		if (encd_failnth_call(&self->fn, &w,
 				      map_errno(self->probe, hdr.inc_recv_sem_values_buffer, &v)))
 			continue;

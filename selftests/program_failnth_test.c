@@ -161,7 +161,7 @@ static void load_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) *
 	__u8 sig[ENCD_SIG_LEN];
 	int err;
 
-	for_each_failnth(&self->fn, w) {
+	for_each_failnth(w) {
 		load_and_sign(_metadata, self->fd, self->base, self->base_len, sig);
 		err = encd_failnth_call(&self->fn, w,
 					encd_program_load(self->fd, VNC, 0, blob, len));
@@ -212,7 +212,7 @@ TEST_F(failnth, program_sign)
 	encd_require_failnth(&self->fn);
 	load_and_sign(_metadata, self->fd, self->blob, self->len, sig);
 
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		if (encd_failnth_call(&self->fn, &w, sign(self->fd, sig)))
 			test_cmd(sign(self->fd, sig));
 		ASSERT_EQ(0, memcmp(self->sig, sig, ENCD_SIG_LEN));
@@ -234,7 +234,7 @@ TEST_F(failnth, program_get_signatures)
 	encd_require_failnth(&self->fn);
 	load_and_sign(_metadata, self->fd, self->blob, self->len, sig);
 
-	for_each_failnth(&self->fn, &w) {
+	for_each_failnth(&w) {
 		memset(&ss, 0, sizeof(ss));
 		if (encd_failnth_call(&self->fn, &w,
 				      encd_program_get_signatures(self->fd, VNC, 0, NULL, 0, &ss, 1,
