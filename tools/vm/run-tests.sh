@@ -83,7 +83,7 @@ if [ $# = 0 ]; then
 		name=$(basename "$f" .c)
 		[ -n "${tests[$name]:-}" ] || fail "$name: $f was not built into $build/selftests"
 	done
-	mapfile -t names < <(printf '%s\n' "${!tests[@]}" | LC_ALL=C sort)
+	mapfile -t names < <(for name in "${!tests[@]}"; do echo "$name"; done | LC_ALL=C sort)
 fi
 names=("${names[@]%.sh}")
 
