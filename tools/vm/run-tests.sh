@@ -41,7 +41,8 @@ declare -A allowed
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
-	--selftests) srcdir=$2; shift 2 ;;
+	# absolute: each program runs in it, and is named by its path
+	--selftests) srcdir=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--allow-skip) allowed[$2]=1; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "usage: $0 --build BUILD/KVER [--selftests DIR] [--allow-skip NAME]... [NAME]..." >&2
