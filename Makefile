@@ -32,7 +32,17 @@ all: module lib tools selftests
 
 module: $(MODULE)
 
-$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) uapi/linux/encd.h
+# Test builds: `make ENCD_FAULT_INJECTION=y` adds kmod/fault.c (the debug lane
+# builds so). The options a module was built with are kept next to it, so
+# that building with other ones rebuilds it.
+MODOPTS := $(MODDIR)/.encd-options
+.PHONY: FORCE
+$(MODOPTS): FORCE
+	@mkdir -p $(MODDIR)
+	@echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' | cmp -s - $@ || \
+		echo 'ENCD_FAULT_INJECTION=$(ENCD_FAULT_INJECTION)' >$@
+
+$(MODULE): $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) uapi/linux/encd.h $(MODOPTS)
 	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(MODDIR) $(BUILD)/$(KVER)/uapi/linux
 	@ln -sf $(TOP)/uapi/linux/encd.h $(BUILD)/$(KVER)/uapi/linux/encd.h
@@ -52,10 +62,23 @@ include tools/vm/vm.mk
 include tools/bench/bench.mk
 
 # The kernel's coding style, by the kernel's own checker (compat.h must test
-# the kernel version: that is what it is for).
+# the kernel version: that is what it is for), and well-formed kernel-doc.
 .PHONY: checkpatch
 checkpatch:
 	@src=$$($(TOP)/tools/kernel-source.sh) && \
 	$$src/scripts/checkpatch.pl --no-tree --quiet --ignore LINUX_VERSION_CODE \
-		-f kmod/*.c kmod/*.h uapi/linux/encd.h
-check: checkpatch
+		-f kmod/*.c kmod/*.h uapi/linux/encd.h && \
+	out=$$($$src/scripts/kernel-doc -none kmod/*.c kmod/*.h uapi/linux/encd.h 2>&1) && \
+	{ [ -z "$$out" ] || { echo "$$out"; false; }; }
+
+# Every sentence kmod/ and lib/ can return is explained in
+# Documentation/troubleshooting.rst.
+.PHONY: check-docs
+check-docs:
+	@python3 $(TOP)/tools/check-troubleshooting.py
+
+# tools/syzkaller/encd.txt describes the uapi as uapi/linux/encd.h has it.
+.PHONY: check-syzkaller
+check-syzkaller:
+	@python3 $(TOP)/tools/syzkaller/check.py
+check: checkpatch check-docs check-syzkaller

@@ -2,154 +2,259 @@
 /*
  * Barriers over a formed comm.
  *
- * The local barrier is one object per comm unique id, shared by the ranks of
- * the group that run on this host: they share this kernel, so a counter and
- * a wait queue do what the original's shared-memory rings did. A rank that
- * gives up (deadline, signal) takes its arrival back, so the barrier stays
- * usable. The group barrier is a dissemination barrier over the world's peer
- * links: in round k rank r signals r + 2^k and waits for r - 2^k (mod n),
- * ceil(log2 n) rounds, all within the operation's deadline.
+ * The local barrier is one object per comm unique id on a host, shared by
+ * the group's ranks on that host: they share this kernel, so a count and a
+ * generation under the host's lock do what libnrt's shared-memory rings
+ * did. The last rank to arrive completes it and moves every waiter on, the
+ * bootstrap's own (which then finishes its node) and the ioctls'. A rank
+ * that gives up (deadline, signal) takes its arrival back, so the barrier
+ * stays usable; a rank that leaves fails the whole world, and with it every
+ * waiter.
  *
- * Lock order: lb_lock (the table) before an object's lock.
+ * The group barrier is a dissemination barrier over the comm: in round k
+ * rank r signals r + 2^k and waits for r - 2^k (mod n), ceil(log2 n)
+ * rounds. Its messages carry the barrier's epoch in place of an attempt,
+ * and it moves on as messages arrive, like the bootstrap.
  */
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/wait.h>
 
-#include "barrier.h"
-#include "bootstrap.h"
-#include "gcomm.h"
+#include "encd_private.h"
 #include "schedule.h"
 
-struct enc_lbarrier {
-	struct kref ref;
-	struct hlist_node hnode;
-	u8 uid[ENC_UID_LEN];
-	u32 n;
-	spinlock_t lock;	/* guards arrived and gen */
+struct encd_lbarrier {
+	struct hlist_node hnode;	/* in its host's table, by unique id */
+	struct list_head nodes;		/* the nodes that use it */
+	u8 uid[ENCD_UID_LEN];
+	u32 n;				/* the group's ranks on this host */
 	u32 arrived;
-	u64 gen;
-	wait_queue_head_t wq;
+	u64 gen;			/* completions so far */
 };
 
-static DEFINE_MUTEX(lb_lock);
-static DEFINE_HASHTABLE(lb_table, 6);
-
-struct enc_lbarrier *enc_lbarrier_get(const u8 *uid, u32 n, int *err)
+static u32 uid_hash(const u8 *uid)
 {
-	u32 hash = jhash(uid, ENC_UID_LEN, 0);
-	struct enc_lbarrier *lb;
+	return jhash(uid, ENCD_UID_LEN, 0);
+}
 
-	mutex_lock(&lb_lock);
-	hash_for_each_possible(lb_table, lb, hnode, hash) {
-		if (memcmp(lb->uid, uid, ENC_UID_LEN))
+/**
+ * encd_lbarrier_join() - a node takes its comm's local barrier
+ * @h: the node's host; the caller holds its lock
+ * @node: the node, whose unique id and local_n are known
+ *
+ * Return: 0, -ENOMEM, or -EINVAL when the local ranks disagree on how many
+ * of them there are.
+ */
+int encd_lbarrier_join(struct encd_host *h, struct encd_node *node)
+{
+	u32 hash = uid_hash(node->uid);
+	struct encd_lbarrier *lb;
+
+	lockdep_assert_held(&h->lock);
+	hash_for_each_possible(h->lbarriers, lb, hnode, hash) {
+		if (memcmp(lb->uid, node->uid, ENCD_UID_LEN))
 			continue;
-		if (lb->n != n) {
-			*err = -EINVAL;
-			lb = NULL;
-		} else {
-			kref_get(&lb->ref);
-		}
-		goto out;
+		if (lb->n != node->local_n)
+			return -EINVAL;
+		goto found;
 	}
-	lb = kzalloc(sizeof(*lb), GFP_KERNEL);
-	if (!lb) {
-		*err = -ENOMEM;
-		goto out;
-	}
-	kref_init(&lb->ref);
-	memcpy(lb->uid, uid, ENC_UID_LEN);
-	lb->n = n;
-	spin_lock_init(&lb->lock);
-	init_waitqueue_head(&lb->wq);
-	hash_add(lb_table, &lb->hnode, hash);
-out:
-	mutex_unlock(&lb_lock);
-	return lb;
-}
-
-static void lb_release(struct kref *ref)
-{
-	struct enc_lbarrier *lb = container_of(ref, struct enc_lbarrier, ref);
-
-	/* kref_put_mutex() calls this with lb_lock held, for us to drop. */
-	hash_del(&lb->hnode);
-	mutex_unlock(&lb_lock);
-	memzero_explicit(lb->uid, sizeof(lb->uid));
-	kfree(lb);
-}
-
-void enc_lbarrier_put(struct enc_lbarrier *lb)
-{
-	if (lb)
-		kref_put_mutex(&lb->ref, lb_release, &lb_lock);
-}
-
-int enc_lbarrier_wait(struct enc_lbarrier *lb, unsigned long deadline)
-{
-	long left, ret;
-	u64 gen;
-
-	spin_lock(&lb->lock);
-	gen = lb->gen;
-	if (++lb->arrived == lb->n) {
-		lb->arrived = 0;
-		lb->gen++;
-		spin_unlock(&lb->lock);
-		wake_up_all(&lb->wq);
-		return 0;
-	}
-	spin_unlock(&lb->lock);
-
-	left = (long)(deadline - jiffies);
-	ret = left > 0 ? wait_event_interruptible_timeout(lb->wq, READ_ONCE(lb->gen) != gen, left)
-		       : 0;
-	if (ret > 0)
-		return 0;
-
-	spin_lock(&lb->lock);
-	if (lb->gen != gen) {
-		/* Everyone arrived just as we gave up: it counts. */
-		spin_unlock(&lb->lock);
-		return 0;
-	}
-	lb->arrived--;
-	spin_unlock(&lb->lock);
-	return ret < 0 ? -EINTR : -ETIMEDOUT;
-}
-
-int enc_group_barrier(struct enc_node *node)
-{
-	struct enc_xport *x = &node->w->x;
-	u32 n = node->rank_n, r = node->rank, k, epoch;
-	__be32 msg, got;
-	int err;
-
-	epoch = ++node->barrier_epoch;
-	msg = htonl(epoch);
-	for (k = 0; k < enc_ceil_log2(n); k++) {
-		/* Tags differ per node, barrier and round; the payload double-checks. */
-		u32 tag = node->hash + (epoch << 5) + k;
-
-		err = enc_xport_send(x, node->key[enc_dissem_to(r, n, k)], ENC_MSG_BARRIER, tag,
-				     &msg, sizeof(msg), &node->stats);
-		if (err)
-			return err;
-		err = enc_xport_recv(x, node->key[enc_dissem_from(r, n, k)], ENC_MSG_BARRIER, tag,
-				     &got, sizeof(got), &node->stats);
-		if (err)
-			return err;
-		if (got != msg)
-			return enc_xport_fail(x, -EPROTO,
-					      "rank %u: barrier %u round %u: a peer is in barrier %u",
-					      x->rank, epoch, k, ntohl(got));
-	}
+	lb = kzalloc(sizeof(*lb), GFP_KERNEL_ACCOUNT);
+	if (!lb)
+		return -ENOMEM;
+	memcpy(lb->uid, node->uid, ENCD_UID_LEN);
+	lb->n = node->local_n;
+	INIT_LIST_HEAD(&lb->nodes);
+	hash_add(h->lbarriers, &lb->hnode, hash);
+found:
+	list_add_tail(&node->lb_node, &lb->nodes);
+	node->lb = lb;
 	return 0;
 }
 
-void enc_barrier_exit(void)
+/**
+ * encd_lbarrier_withdraw() - a waiting node takes its arrival back
+ * @node: the node; the caller holds its host's lock
+ *
+ * Return: true when the barrier completed before it could (it counts).
+ */
+bool encd_lbarrier_withdraw(struct encd_node *node)
 {
-	WARN_ON(!hash_empty(lb_table));
+	struct encd_lbarrier *lb = node->lb;
+
+	if (!lb || !node->lb_waiting)
+		return false;
+	node->lb_waiting = false;
+	if (lb->gen != node->lb_gen)
+		return true;
+	lb->arrived--;
+	return false;
+}
+
+/**
+ * encd_lbarrier_leave() - a node lets go of its local barrier
+ * @node: the node; the caller holds its host's lock
+ */
+void encd_lbarrier_leave(struct encd_node *node)
+{
+	struct encd_lbarrier *lb = node->lb;
+
+	if (!lb)
+		return;
+	encd_lbarrier_withdraw(node);
+	list_del_init(&node->lb_node);
+	node->lb = NULL;
+	if (list_empty(&lb->nodes)) {
+		hash_del(&lb->hnode);
+		memzero_explicit(lb->uid, sizeof(lb->uid));
+		kfree(lb);
+	}
+}
+
+/**
+ * encd_lbarrier_arrive() - a node arrives at its local barrier
+ * @node: the node; the caller holds its host's lock
+ *
+ * The last arrival completes the barrier: every waiting node moves on
+ * (encd_engine_lbarrier_done()).
+ */
+void encd_lbarrier_arrive(struct encd_node *node)
+{
+	struct encd_lbarrier *lb = node->lb;
+	struct encd_node *n, *tmp;
+
+	if (WARN_ON_ONCE(!lb || node->lb_waiting))
+		return;
+	node->lb_gen = lb->gen;
+	node->lb_waiting = true;
+	if (++lb->arrived < lb->n)
+		return;
+	lb->arrived = 0;
+	lb->gen++;
+	list_for_each_entry_safe(n, tmp, &lb->nodes, lb_node) {
+		if (!n->lb_waiting)
+			continue;
+		n->lb_waiting = false;
+		encd_engine_lbarrier_done(n);
+	}
+}
+
+/**
+ * encd_lbarrier_counts() - how many have arrived, for sentences
+ * @node: a node that holds a local barrier
+ * @arrived: out: arrivals in the barrier's current round
+ * @n: out: ranks it waits for
+ */
+void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n)
+{
+	*arrived = node->lb ? node->lb->arrived : 0;
+	*n = node->lb ? node->lb->n : node->local_n;
+}
+
+/* The group barrier */
+
+static void gbarrier_advance(struct encd_host *h, struct encd_node *node)
+{
+	struct encd_gbarrier *b = &node->bar;
+	u32 rounds = encd_ceil_log2(node->rank_n), k;
+	__be32 round;
+
+	while (b->active) {
+		k = b->round;
+		if (k == rounds) {
+			b->active = false;
+			wake_up_all(&node->rank->wq);
+			return;
+		}
+		if (!(b->sent & BIT_ULL(k))) {
+			b->sent |= BIT_ULL(k);
+			round = cpu_to_be32(k);
+			encd_node_count(node, ENCD_WIRE_BARRIER, sizeof(round), true);
+			encd_host_send(h, node->rank->id,
+				       node->key[encd_dissem_to(node->brank, node->rank_n, k)],
+				       ENCD_WIRE_BARRIER, node->tag, b->epoch, &round, sizeof(round));
+		}
+		if (!(b->got & BIT_ULL(k)))
+			return;
+		b->round++;
+	}
+}
+
+/**
+ * encd_gbarrier_start() - a rank enters its comm's group barrier
+ * @h: the node's host; the caller holds its lock
+ * @node: the node, ready
+ *
+ * Messages of this barrier that came early are taken now.
+ */
+void encd_gbarrier_start(struct encd_host *h, struct encd_node *node)
+{
+	struct encd_gbarrier *b = &node->bar;
+
+	b->epoch++;
+	b->round = 0;
+	b->sent = 0;
+	b->got = 0;
+	b->err = 0;
+	b->active = true;
+	encd_engine_take_early(h, node->rank, node, ENCD_WIRE_BARRIER, b->epoch);
+	gbarrier_advance(h, node);
+}
+
+/**
+ * encd_gbarrier_stop() - a rank gives up its group barrier
+ * @node: the node; the caller holds its host's lock
+ * @err: why, as a negative errno
+ *
+ * Messages of this epoch that arrive later are dropped.
+ */
+void encd_gbarrier_stop(struct encd_node *node, int err)
+{
+	if (!node->bar.active)
+		return;
+	node->bar.active = false;
+	node->bar.err = err;
+	wake_up_all(&node->rank->wq);
+}
+
+/**
+ * encd_gbarrier_deliver() - a round's message of the current epoch
+ * @h: the node's host; the caller holds its lock
+ * @node: the node
+ * @src: the sender's global device id
+ * @body: the round, __be32
+ * @why: out: what the sender did wrong
+ * @why_len: size of @why
+ *
+ * Return: 0, or -EPROTO when the sender has no business sending it.
+ */
+int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, const void *body,
+			  char *why, size_t why_len)
+{
+	struct encd_gbarrier *b = &node->bar;
+	u32 k = be32_to_cpup(body);
+
+	if (k >= encd_ceil_log2(node->rank_n) ||
+	    src != node->key[encd_dissem_from(node->brank, node->rank_n, k)] ||
+	    (b->got & BIT_ULL(k))) {
+		scnprintf(why, why_len, "global device %u sent a barrier round it does not owe", src);
+		return -EPROTO;
+	}
+	b->got |= BIT_ULL(k);
+	encd_node_count(node, ENCD_WIRE_BARRIER, ENCD_WIRE_BARRIER_LEN, false);
+	gbarrier_advance(h, node);
+	return 0;
+}
+
+/**
+ * encd_gbarrier_awaited() - what a group barrier waits for, for sentences
+ * @node: the node; the caller holds its host's lock
+ * @buf: out: e.g. "round 2 from global device 5"
+ * @size: its size
+ */
+void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size)
+{
+	u32 k = node->bar.round;
+
+	scnprintf(buf, size, "barrier %u round %u from global device %u", node->bar.epoch, k,
+		  node->key[encd_dissem_from(node->brank, node->rank_n, k)]);
 }

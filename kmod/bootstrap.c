@@ -1,243 +1,89 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bootstrap: enc_setup_global_comm and get_nccl_comm, as the seed's
- * sections 5 and 6 describe them, over the in-kernel transport.
+ * The bootstrap protocol: libnrt's get_nccl_comm, as a state machine per
+ * comm node that moves whenever a message for it arrives, in whatever
+ * context delivers it. A rank's process starts its node and waits; the
+ * module does the rest, so a signature folds into its parent's AND and a
+ * unique id goes down the hypercube without waiting for any process to be
+ * scheduled.
  *
- * A world is formed once per global comm, by the file that asks for it
- * (ENCD_IOC_SETUP_GLOBAL_COMM): rendezvous through root_comm_id, then
- * get_nccl_comm for the global replica group (all ranks, in order), then the
- * seed's post-bootstrap invariants. Replica groups of a loaded program get
- * their comms the same way (ENCD_IOC_INIT_REPLICA_GROUPS), from the pools.
+ * A node's bootstrap, after a pool miss (Documentation/bootstrap.rst):
+ *   VALIDATING	   (with check_sigs) the 17-byte signatures of its binary-tree
+ *		   children come in, are compared with its own and ANDed, and
+ *		   the result goes to its parent;
+ *   BROADCASTING  the 129-byte unique id and the root's verdict come down
+ *		   the hypercube and go on; bootstrap rank 0 made the id, and
+ *		   only it knew the verdict, so no rank goes on before it knows
+ *		   the world's: a false one fails every rank with "mismatched
+ *		   collectives between the peers";
+ *   CONNECTING	   the ring proof: each rank sends the id to its successor
+ *		   and checks its predecessor's;
+ *   BARRIER	   the group's ranks on this host meet at the local barrier;
+ *   READY.
  *
- * get_nccl_comm, on a pool miss: bootstrap rank 0 makes the unique id;
- * signatures are AND-reduced up the binary tree in 17-byte messages (only
- * when the world checks signatures); the id and the root's verdict go down
- * the hypercube in 129-byte messages, so no rank goes on before it knows the
- * global verdict; a false one fails every rank with "mismatched collectives
- * between the peers". Then each rank proves the id to its ring neighbours and
- * the group's ranks on this host meet at the local barrier.
+ * Every message carries its node's tag and its bootstrap's attempt: the
+ * attempt is how many of this rank's bootstraps of the node failed before,
+ * so a retry never takes a message of an earlier one. A message for a node
+ * or an attempt this rank has not started yet waits in the rank's early
+ * list, within the sending link's budget (ENCD_EARLY_MAX), until the node
+ * starts or the world's timeout passes; a message of an earlier attempt is
+ * dropped.
  *
- * Locking: a world and everything in it is used under its core's setup mutex
- * (encd_setup_mutex()), taken interruptibly by the ioctls. The owning file's
- * lock is taken inside it, briefly, to copy a program's groups out. Lock
- * order: setup mutex, file lock, init mutex.
+ * Locking: everything here runs under the node's host's lock.
  */
 #include <crypto/algapi.h>
-#include <linux/module.h>
-#include <linux/nsproxy.h>
+#include <linux/net.h>
 #include <linux/random.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
-#include <linux/mm.h>
-#include <net/net_namespace.h>
+#include <linux/xarray.h>
 
-#include "barrier.h"
-#include "bootstrap.h"
-#include "gcomm.h"
-#include "netlink.h"
-#include "program.h"
-#include "registry.h"
+#include "encd_private.h"
 #include "schedule.h"
-#include "signature.h"
-#include "topology.h"
 
-static unsigned int bootstrap_timeout_ms = 60000;
-module_param(bootstrap_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(bootstrap_timeout_ms,
-		 "Deadline of one bootstrap operation in milliseconds (default 60000)");
+/* Local messages nobody asked for yet, per rank. */
+#define LOCAL_EARLY_MAX	(4 * ENCD_EARLY_MAX)
 
-/* This host's identity in peer tables: the same for every rank on it. */
-static u8 host_id[ENC_HOST_ID_LEN];
-
-u32 enc_bootstrap_timeout_ms(void)
+/**
+ * encd_node_count() - counts a message a node sent or received
+ * @node: the node
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @len: the message's size, without its route
+ * @sent: sent, else received
+ */
+void encd_node_count(struct encd_node *node, u8 type, u32 len, bool sent)
 {
-	return clamp_t(u32, READ_ONCE(bootstrap_timeout_ms), 1, 24 * 3600 * 1000);
-}
-
-/* The unique id, big-endian, ENC_UID_LEN bytes. */
-struct enc_uid {
-	__be64 magic;
-	struct enc_wire_addr root;
-	__be32 rank_n;
-	__be32 root_g_device_id;
-	__be32 stream_id;
-	__be32 key_hash;
-	__be64 world_token;
-	u8 __reserved[ENC_UID_LEN - 52];
-} __packed;
-static_assert(sizeof(struct enc_uid) == ENC_UID_LEN);
-
-/* The signature validation message: 17 bytes. */
-struct enc_sig_msg {
-	u8 sig[ENCD_SIG_LEN];
-	u8 ok;
-} __packed;
-static_assert(sizeof(struct enc_sig_msg) == 17);
-
-static void make_uid(struct enc_world *w, struct enc_node *node)
-{
-	struct enc_uid *uid = (struct enc_uid *)node->uid;
-
-	memset(uid, 0, sizeof(*uid));
-	do {
-		node->uid_magic = get_random_u64();
-	} while (!node->uid_magic);
-	uid->magic = cpu_to_be64(node->uid_magic);
-	enc_addr_to_wire(&w->x.peer_addr[node->key[0]], &uid->root);
-	uid->rank_n = htonl(node->rank_n);
-	uid->root_g_device_id = htonl(node->key[0]);
-	uid->stream_id = htonl(node->stream_id);
-	uid->key_hash = htonl(node->hash);
-	uid->world_token = cpu_to_be64(w->x.token);
-}
-
-static bool uid_is_ours(struct enc_world *w, struct enc_node *node)
-{
-	struct enc_uid *uid = (struct enc_uid *)node->uid;
-
-	node->uid_magic = be64_to_cpu(uid->magic);
-	return node->uid_magic && ntohl(uid->rank_n) == node->rank_n &&
-	       ntohl(uid->key_hash) == node->hash && ntohl(uid->stream_id) == node->stream_id &&
-	       be64_to_cpu(uid->world_token) == w->x.token;
-}
-
-static void record_mismatch(struct enc_world *w, struct enc_node *node, u32 child,
-			    const u8 *mine, const u8 *theirs)
-{
-	struct enc_mismatch *m = &w->mismatch;
-
-	m->valid = true;
-	m->group_id = node->group_id;
-	m->child_rank = child;
-	m->child_g_device_id = node->key[child];
-	memcpy(m->local_sig, mine, ENCD_SIG_LEN);
-	memcpy(m->child_sig, theirs, ENCD_SIG_LEN);
-	node->mismatch_seen = true;
-	pr_info("rank %u: group %d: bootstrap rank %u (global device %u) has signature %*phN, this rank %*phN\n",
-		w->x.rank, (int)node->group_id, child, node->key[child], ENCD_SIG_LEN, theirs,
-		ENCD_SIG_LEN, mine);
-}
-
-/* The binary-tree AND-reduce; returns this subtree's verdict in *@match. */
-static int validate_signature(struct enc_world *w, struct enc_node *node, const u8 *sig,
-			      bool *match)
-{
-	struct enc_sig_msg m;
+	struct encd_msg_stats *st = &node->stats;
+	struct encd_msg_tally *c;
 	unsigned int i;
-	int err;
 
-	*match = true;
-	for (i = 0; i < 2; i++) {
-		u32 c = enc_tree_child(node->rank, node->rank_n, i);
-
-		if (c == node->rank_n)
-			continue;
-		err = enc_xport_recv(&w->x, node->key[c], ENC_MSG_SIG, node->hash, &m, sizeof(m),
-				     &node->stats);
-		if (err)
-			return err;
-		/*
-		 * A child whose own signature differs is named here; one that
-		 * only reports a disagreement below it was named by its own
-		 * rank, one level down.
-		 */
-		if (memcmp(m.sig, sig, ENCD_SIG_LEN)) {
-			if (!node->mismatch_seen)
-				record_mismatch(w, node, c, sig, m.sig);
-			*match = false;
-		}
-		if (!m.ok)
-			*match = false;
+	for (i = 0; i < st->n; i++)
+		if (st->c[i].type == type && st->c[i].size == len)
+			break;
+	if (i == st->n) {
+		/* The bootstrap uses far fewer kinds than there is room for. */
+		if (WARN_ON_ONCE(st->n == ENCD_COUNTERS_MAX))
+			return;
+		st->n++;
+		st->c[i].type = type;
+		st->c[i].size = len;
 	}
-	if (!node->rank)
-		return 0;
-	memcpy(m.sig, sig, ENCD_SIG_LEN);
-	m.ok = *match;
-	return enc_xport_send(&w->x, node->key[enc_tree_parent(node->rank)], ENC_MSG_SIG,
-			      node->hash, &m, sizeof(m), &node->stats);
+	c = &st->c[i];
+	if (sent)
+		c->tx++;
+	else
+		c->rx++;
 }
 
-/* The hypercube fan-out of the unique id and the root's verdict. */
-static int broadcast_uid(struct enc_world *w, struct enc_node *node, bool *valid)
+static int node_send(struct encd_host *h, struct encd_node *node, u32 to, u8 type,
+		     const void *body, u32 len)
 {
-	u8 msg[ENC_UID_LEN + 1];
-	u32 rank = node->rank, n = node->rank_n;
-	u64 mask = enc_cube_mask(rank, n), step;
-	int err;
-
-	if (mask & rank) {
-		err = enc_xport_recv(&w->x, node->key[rank & ~mask], ENC_MSG_UID, node->hash, msg,
-				     sizeof(msg), &node->stats);
-		if (err)
-			return err;
-		memcpy(node->uid, msg, ENC_UID_LEN);
-		if (!uid_is_ours(w, node))
-			return enc_xport_fail(&w->x, -EPROTO,
-					      "rank %u: the unique id from bootstrap rank %u is not this group's",
-					      w->x.rank, (u32)(rank & ~mask));
-	} else {
-		memcpy(msg, node->uid, ENC_UID_LEN);
-		msg[ENC_UID_LEN] = *valid;
-	}
-	for (step = mask >> 1; step; step >>= 1) {
-		if (!enc_cube_send_ok(rank, n, step))
-			continue;
-		err = enc_xport_send(&w->x, node->key[rank + step], ENC_MSG_UID, node->hash, msg,
-				     sizeof(msg), &node->stats);
-		if (err)
-			return err;
-	}
-	*valid = msg[ENC_UID_LEN] == 1;
-	return 0;
-}
-
-/* Comm init: both ring neighbours hold the same unique id. */
-static int ring_prove(struct enc_world *w, struct enc_node *node)
-{
-	u32 n = node->rank_n, r = node->rank;
-	u32 next = node->key[(r + 1) % n], prev = node->key[(r + n - 1) % n];
-	u8 got[ENC_UID_LEN];
-	int err;
-
-	if (n == 1)
-		return 0;
-	err = enc_xport_send(&w->x, next, ENC_MSG_RING, node->hash, node->uid, ENC_UID_LEN,
-			     &node->stats);
-	if (!err)
-		err = enc_xport_recv(&w->x, prev, ENC_MSG_RING, node->hash, got, ENC_UID_LEN,
-				     &node->stats);
-	if (!err && crypto_memneq(got, node->uid, ENC_UID_LEN))
-		err = enc_xport_fail(&w->x, -EPROTO,
-				     "rank %u: its ring neighbour (global device %u) holds another unique id",
-				     w->x.rank, prev);
-	memzero_explicit(got, sizeof(got));
-	return err;
-}
-
-static int local_barrier(struct enc_world *w, struct enc_node *node)
-{
-	u32 i;
-	int err = 0;
-
-	node->local_n = 0;
-	for (i = 0; i < node->rank_n; i++)
-		if (!memcmp(w->peers[node->key[i]].host_id, host_id, ENC_HOST_ID_LEN))
-			node->local_n++;
-	node->lb = enc_lbarrier_get(node->uid, node->local_n, &err);
-	if (!node->lb)
-		return enc_xport_fail(&w->x, err,
-				      "rank %u: failed to setup local barrier (%d local ranks)",
-				      w->x.rank, node->local_n);
-	err = enc_lbarrier_wait(node->lb, w->x.deadline);
-	if (err)
-		return enc_xport_fail(&w->x, err, "rank %u: local barrier: %s", w->x.rank,
-				      err == -ETIMEDOUT ? "timed out" : "interrupted");
-	return 0;
+	encd_node_count(node, type, len, true);
+	return encd_host_send(h, node->rank->id, node->key[to], type, node->tag, node->attempt,
+			      body, len);
 }
 
 /* Starts phase @ph of @node's bootstrap, ending the one before. */
-static void phase(struct enc_node *node, int ph, u32 state)
+static void phase(struct encd_node *node, int ph, u32 state)
 {
 	u64 now = ktime_get_boottime_ns();
 
@@ -245,18 +91,26 @@ static void phase(struct enc_node *node, int ph, u32 state)
 		node->phase_ns[ph - 1] = now - node->phase_start[ph - 1];
 	if (ph < ENCD_PHASE_N) {
 		node->phase_start[ph] = now;
-		WRITE_ONCE(node->state, state);
+		node->ph = ph;
 	}
+	WRITE_ONCE(node->state, state);
+}
+
+static u32 attempts_of(struct encd_rank *r, u32 tag)
+{
+	void *v = xa_load(&r->attempts, tag);
+
+	return v ? xa_to_value(v) : 0;
 }
 
 /* The event of a failed bootstrap, with who and what when it is known. */
-static void notify_failure(struct enc_world *w, struct enc_node *node, int err, int ph)
+static void notify_failure(struct encd_node *node, int err)
 {
-	struct enc_mismatch *m = &w->mismatch;
-	struct enc_nl_error e = {
+	struct encd_mismatch_rec *m = &node->rank->mismatch;
+	struct encd_nl_error e = {
 		.err = err,
-		.msg = w->err,
-		.phase = ph < ENCD_PHASE_N ? ph : -1,
+		.msg = node->msg,
+		.phase = node->ph,
 		.peer_rank = -1,
 		.peer_g_device_id = -1,
 		.group_id = node->global ? -1 : (s32)node->group_id,
@@ -268,627 +122,643 @@ static void notify_failure(struct enc_world *w, struct enc_node *node, int err, 
 		e.local_sig = m->local_sig;
 		e.peer_sig = m->child_sig;
 	}
-	enc_node_notify(node, err == -EBADE ? ENCD_NL_CMD_SIG_MISMATCH_NTF :
-			ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
+	encd_node_notify(node, err == -EBADE ? ENCD_NL_CMD_SIG_MISMATCH_NTF :
+			 ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
 }
 
-struct enc_node *enc_get_nccl_comm(struct enc_world *w, const u32 *key, u32 rank_n,
-				   u32 rank, u32 stream_id, u32 group_id, const u8 *signature,
-				   bool *hit, int *errp)
+/* A node's bootstrap failed: its rank hears why, the next attempt is a new one. */
+static __printf(3, 4) void node_fail(struct encd_node *node, int err, const char *fmt, ...)
 {
-	struct enc_pool *pool = &w->pools[stream_id];
-	struct enc_node *node;
-	bool match = true;
-	int err, ph;
+	struct encd_rank *r = node->rank;
+	va_list args;
 
-	lockdep_assert_held(encd_setup_mutex(w->g->nec_dev_id));
-	*hit = false;
-	node = enc_pool_find(pool, stream_id, key, rank_n);
-	if (node) {
-		node->hits++;
-		*hit = true;
-		return node;
-	}
-
-	node = enc_pool_add(pool, w, stream_id, key, rank_n);
-	if (!node) {
-		*errp = enc_xport_fail(&w->x, -ENOMEM, "failed to allocate a comm node");
-		return NULL;
-	}
-	node->rank = rank;
-	node->ctx_id = w->g->ctx_id;
-	node->group_id = group_id;
-	node->global = group_id == U32_MAX;
-	if (!rank)
-		make_uid(w, node);
-
-	phase(node, ph = ENCD_PHASE_VALIDATE, ENCD_NODE_VALIDATING);
-	if (w->g->check_sigs) {
-		err = validate_signature(w, node, signature, &match);
-		if (err)
-			goto fail;
-	}
-
-	phase(node, ph = ENCD_PHASE_BROADCAST, ENCD_NODE_BROADCASTING);
-	err = broadcast_uid(w, node, &match);
-	if (err)
-		goto fail;
-	if (!match && node->mismatch_seen) {
-		struct enc_mismatch *m = &w->mismatch;
-
-		err = enc_xport_fail(&w->x, -EBADE,
-				     "[gid: %u] failed signature validation: mismatched collectives between the peers: bootstrap rank %u (global device %u): %*phN, this rank: %*phN",
-				     w->x.rank, m->child_rank, m->child_g_device_id,
-				     ENCD_SIG_LEN, m->child_sig, ENCD_SIG_LEN, m->local_sig);
-		goto fail;
-	}
-	if (!match) {
-		err = enc_xport_fail(&w->x, -EBADE,
-				     "[gid: %u] failed signature validation: mismatched collectives between the peers",
-				     w->x.rank);
-		goto fail;
-	}
-
-	phase(node, ph = ENCD_PHASE_COMM_INIT, ENCD_NODE_CONNECTING);
-	err = ring_prove(w, node);
-	if (err)
-		goto fail;
-
-	phase(node, ph = ENCD_PHASE_LOCAL_BARRIER, ENCD_NODE_BARRIER);
-	err = local_barrier(w, node);
-	if (err)
-		goto fail;
-	phase(node, ENCD_PHASE_N, ENCD_NODE_READY);
-	WRITE_ONCE(node->state, ENCD_NODE_READY);
-	enc_node_notify(node, ENCD_NL_CMD_WORLD_FORMED_NTF, NULL);
-	return node;
-
-fail:
-	node->phase_ns[ph] = ktime_get_boottime_ns() - node->phase_start[ph];
+	if (node->state == ENCD_NODE_READY || node->state == ENCD_NODE_FAILED)
+		return;
+	va_start(args, fmt);
+	vscnprintf(node->msg, sizeof(node->msg), fmt, args);
+	va_end(args);
+	node->err = err;
+	node->phase_ns[node->ph] = ktime_get_boottime_ns() - node->phase_start[node->ph];
 	WRITE_ONCE(node->state, ENCD_NODE_FAILED);
-	notify_failure(w, node, err, ph);
-	enc_node_put(node);
-	*errp = err;
-	return NULL;
+	xa_store(&r->attempts, node->tag, xa_mk_value(node->attempt + 1), GFP_KERNEL);
+	encd_lbarrier_leave(node);
+	encd_node_unpool(node);
+	notify_failure(node, err);
+	if (node->global)
+		encd_rank_fail(r, err, "%s", node->msg);
+	wake_up_all(&r->wq);
 }
 
-/* World lifetime */
-
-static void world_destroy(struct enc_world *w)
+static void node_ready(struct encd_node *node)
 {
-	unsigned int i;
+	struct encd_rank *r = node->rank;
 
-	for (i = 0; i < ENCD_MAX_COMM_N; i++)
-		enc_node_put(w->groups[i]);
-	enc_node_put(w->global_node);
-	for (i = 0; i < ENCD_MAX_STREAM_N; i++)
-		WARN_ON(!enc_pool_empty(&w->pools[i]));
-	enc_xport_destroy(&w->x);
-	kvfree(w->peers);
-	enc_glb_comm_put(w->g);
-	kfree(w);
+	phase(node, ENCD_PHASE_N, ENCD_NODE_READY);
+	encd_node_notify(node, ENCD_NL_CMD_WORLD_FORMED_NTF, NULL);
+	if (node->global && r->state == ENCD_RANK_REGISTERED)
+		r->state = ENCD_RANK_FORMED;
+	wake_up_all(&r->wq);
 }
 
-static void world_publish(struct enc_glb_comm *g, struct enc_world *w)
+static void make_uid(struct encd_host *h, struct encd_node *node)
 {
-	mutex_lock(&enc_pool_view_lock);
-	g->world = w;
-	mutex_unlock(&enc_pool_view_lock);
+	struct encd_uid *uid = (struct encd_uid *)node->uid;
+
+	memset(uid, 0, sizeof(*uid));
+	do {
+		node->uid_magic = get_random_u64();
+	} while (!node->uid_magic);
+	uid->magic = cpu_to_be64(node->uid_magic);
+	encd_addr_to_wire(&h->hosts[h->rank_host[node->key[0]]].addr, &uid->root);
+	uid->rank_n = cpu_to_be32(node->rank_n);
+	uid->root_g_device_id = cpu_to_be32(node->key[0]);
+	uid->stream_id = cpu_to_be32(node->stream_id);
+	uid->key_hash = cpu_to_be32(node->tag);
+	uid->world_token = cpu_to_be64(h->token);
 }
 
-static struct enc_world *world_alloc(struct enc_glb_comm *g, struct encd_file *owner,
-				     u32 timeout_ms)
+static bool uid_is_ours(struct encd_host *h, struct encd_node *node, const u8 *buf)
 {
-	struct enc_world *w;
-	unsigned int i;
+	const struct encd_uid *uid = (const void *)buf;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return NULL;
-	w->g = enc_glb_comm_get(g);
-	w->owner = owner;
-	w->timeout_ms = timeout_ms;
-	for (i = 0; i < ENCD_MAX_STREAM_N; i++)
-		enc_pool_init(&w->pools[i]);
-	w->x.err = w->err;
-	w->x.err_len = sizeof(w->err);
-	w->x.net = get_net(current->nsproxy->net_ns);
-	return w;
+	return uid->magic && be32_to_cpu(uid->rank_n) == node->rank_n &&
+	       be32_to_cpu(uid->key_hash) == node->tag &&
+	       be32_to_cpu(uid->stream_id) == node->stream_id &&
+	       be64_to_cpu(uid->world_token) == h->token;
 }
 
-/*
- * Opens, before the world's bootstrap starts, every link the rank will send
- * on in it (its tree parent, hypercube children, ring successor, barrier
- * partners), so that the connects of all ranks overlap instead of adding a
- * round trip to each level of the trees.
- */
-static int open_world_links(struct enc_world *w)
+static void record_mismatch(struct encd_node *node, u32 child, const u8 *theirs)
 {
-	u32 r = w->x.rank, n = w->x.nranks, k;
+	struct encd_mismatch_rec *m = &node->rank->mismatch;
+
+	m->valid = true;
+	m->group_id = node->group_id;
+	m->child_rank = child;
+	m->child_g_device_id = node->key[child];
+	memcpy(m->local_sig, node->sig, ENCD_SIG_LEN);
+	memcpy(m->child_sig, theirs, ENCD_SIG_LEN);
+	node->mismatch_seen = true;
+	pr_info("rank %u: group %d: bootstrap rank %u (global device %u) has signature %*phN, this rank %*phN\n",
+		node->rank->id, (int)node->group_id, child, node->key[child], ENCD_SIG_LEN, theirs,
+		ENCD_SIG_LEN, node->sig);
+}
+
+static void fail_mismatch(struct encd_node *node)
+{
+	struct encd_mismatch_rec *m = &node->rank->mismatch;
+
+	if (node->mismatch_seen)
+		node_fail(node, -EBADE,
+			  "[gid: %u] failed signature validation: mismatched collectives between the peers: bootstrap rank %u (global device %u): %*phN, this rank: %*phN",
+			  node->rank->id, m->child_rank, m->child_g_device_id, ENCD_SIG_LEN,
+			  m->child_sig, ENCD_SIG_LEN, m->local_sig);
+	else
+		node_fail(node, -EBADE,
+			  "[gid: %u] failed signature validation: mismatched collectives between the peers",
+			  node->rank->id);
+}
+
+/* The hypercube: the id and the verdict go on to this rank's children. */
+static void broadcast(struct encd_host *h, struct encd_node *node, const u8 *msg)
+{
 	u64 step;
-	int err = 0;
 
-	if (n == 1)
-		return 0;
-	if (r && w->g->check_sigs)
-		err = enc_xport_link(&w->x, enc_tree_parent(r));
-	for (step = enc_cube_mask(r, n) >> 1; step && !err; step >>= 1)
-		if (enc_cube_send_ok(r, n, step))
-			err = enc_xport_link(&w->x, r + (u32)step);
-	for (k = 0; k < enc_ceil_log2(n) && !err; k++)
-		err = enc_xport_link(&w->x, enc_dissem_to(r, n, k));
-	return err;
+	for (step = encd_cube_mask(node->brank, node->rank_n) >> 1; step; step >>= 1)
+		if (encd_cube_send_ok(node->brank, node->rank_n, step))
+			node_send(h, node, node->brank + (u32)step, ENCD_WIRE_UID, msg,
+				  ENCD_WIRE_UID_LEN);
 }
 
-/*
- * The seed's enc_setup_global_comm_internal and its invariants: rendezvous,
- * then get_nccl_comm for the global replica group.
- */
-static int world_form(struct enc_world *w)
+/* How many of the node's ranks are on this host: they share its local barrier. */
+static u32 local_ranks(struct encd_host *h, struct encd_node *node)
 {
-	struct enc_glb_comm *g = w->g;
-	struct enc_host_topology host;
-	struct sockaddr_storage root = {};
-	struct enc_peer_info self = {};
-	u8 zero_sig[ENCD_SIG_LEN] = {};
-	struct enc_node *node;
-	u32 n = g->g_device_cnt, i, *key;
-	bool hit;
-	int err;
+	u32 i, n = 0;
 
-	enc_xport_begin(&w->x, w->timeout_ms);
-	if (n > ENC_WORLD_MAX)
-		return enc_xport_fail(&w->x, -EINVAL, "A world of %u ranks is larger than %u",
-				      n, ENC_WORLD_MAX);
-	if (enc_xport_parse_addr(g->root_comm_id, &root) && n > 1)
-		return enc_xport_fail(&w->x, -EINVAL,
-				      "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
-				      g->root_comm_id);
-
-	enc_topology_get_host(&host);
-	memcpy(self.host_id, host_id, sizeof(self.host_id));
-	self.pod_type = g->pod_type;
-	self.pod_node_id = g->pod_node_id;
-	self.pod_sz = g->pod_sz;
-	self.nec_dev = g->nec_dev_id;
-
-	w->rendezvous_start = ktime_get_boottime_ns();
-	err = enc_rendezvous(&w->x, &root, n, g->g_device_id, &self, &w->peers);
-	if (err)
-		return enc_xport_fail(&w->x, err, "rendezvous failed (%d)", err);
-	w->rendezvous_ns = ktime_get_boottime_ns() - w->rendezvous_start;
-
-	err = open_world_links(w);
-	if (err)
-		return err;
-
-	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL);
-	if (!key)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		key[i] = i;
-	node = enc_get_nccl_comm(w, key, n, g->g_device_id, 0, U32_MAX, zero_sig, &hit, &err);
-	kvfree(key);
-	if (!node)
-		return err;
-	w->global_node = node;
-
-	/* enc_setup_global_comm's invariants: the identity and the comm agree. */
-	if (WARN_ON(node->rank != g->g_device_id || node->rank_n != g->g_device_cnt))
-		return enc_xport_fail(&w->x, -EPROTO,
-				      "the global comm's rank %u of %u differs from its identity %u of %u",
-				      node->rank, node->rank_n, g->g_device_id, g->g_device_cnt);
-	return 0;
+	for (i = 0; i < node->rank_n; i++)
+		n += h->rank_host[node->key[i]] == h->index;
+	return n;
 }
 
-/* ioctls */
-
-static bool file_holds(struct encd_file *file, u32 nec_dev, u32 ctx_id)
+/* Moves a node's bootstrap as far as what it has received lets it. */
+static void node_advance(struct encd_host *h, struct encd_node *node)
 {
-	bool held;
-
-	mutex_lock(&file->lock);
-	held = test_bit(encd_slot(nec_dev, ctx_id), file->held);
-	mutex_unlock(&file->lock);
-	return held;
-}
-
-/*
- * Resolves (vnc, ctx_id), checks the file holds that comm and takes the
- * core's setup mutex; on success *@gp is a counted reference.
- */
-static int enter(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct enc_glb_comm **gp)
-{
-	struct enc_vcore vcore;
-	struct enc_glb_comm *g;
-
-	if (enc_topology_get_vcore(vnc, &vcore))
-		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", vnc);
-	if (ctx_id >= ENCD_MAX_CONTEXTS)
-		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)", ctx_id,
-				 ENCD_MAX_CONTEXTS);
-	if (!file_holds(ucmd->file, vcore.nec_dev_id, ctx_id))
-		return encd_fail(ucmd, -ENOENT,
-				 "This file does not hold the global comm of core %u context %u",
-				 vnc, ctx_id);
-	if (mutex_lock_interruptible(encd_setup_mutex(vcore.nec_dev_id)))
-		return -EINTR;
-	g = encd_get_global_comm(vcore.nec_dev_id, ctx_id);
-	if (!g) {
-		mutex_unlock(encd_setup_mutex(vcore.nec_dev_id));
-		return encd_fail(ucmd, -ENOENT, "No global comm on core %u context %u", vnc,
-				 ctx_id);
-	}
-	*gp = g;
-	return 0;
-}
-
-static void leave(struct enc_glb_comm *g)
-{
-	mutex_unlock(encd_setup_mutex(g->nec_dev_id));
-	enc_glb_comm_put(g);
-}
-
-static u32 timeout_of(u32 asked)
-{
-	return asked ?: enc_bootstrap_timeout_ms();
-}
-
-/* The world this file formed on @g, for the commands that use it; or an errno. */
-static int owned_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g, struct enc_world **wp)
-{
-	struct enc_world *w = g->world;
-
-	if (!w)
-		return encd_fail(ucmd, -ENOENT,
-				 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
-				 g->nec_dev_id, g->ctx_id);
-	if (w->owner != ucmd->file)
-		return encd_fail(ucmd, -EBUSY,
-				 "The world of core %d context %u belongs to another process",
-				 g->nec_dev_id, g->ctx_id);
-	*wp = w;
-	return 0;
-}
-
-static int world_secret(struct encd_ucmd *ucmd, struct enc_world *w,
-			const struct encd_setup_global_comm *cmd)
-{
-	u8 key[ENCD_WORLD_SECRET_MAX];
-	int err;
-
-	BUILD_BUG_ON(ENCD_WORLD_SECRET_MAX != ENC_SECRET_MAX);
-	if (!cmd->secret_len)
-		return 0;
-	if (cmd->secret_len > sizeof(key))
-		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
-				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
-	if (copy_from_user(key, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
-		return -EFAULT;
-	err = enc_xport_set_secret(&w->x, key, cmd->secret_len);
-	memzero_explicit(key, sizeof(key));
-	if (err)
-		return encd_fail(ucmd, err, "Cannot key HMAC-SHA256 with the world secret (%d)",
-				 err);
-	return 0;
-}
-
-int enc_bootstrap_ioctl_setup(struct encd_ucmd *ucmd)
-{
-	struct encd_setup_global_comm *cmd = ucmd->cmd;
-	struct enc_glb_comm *g;
-	struct enc_world *w;
-	int err;
-
-	if (cmd->__reserved || cmd->__reserved2)
-		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-
-	w = g->world;
-	cmd->out_flags = 0;
-	if (!w) {
-		w = world_alloc(g, ucmd->file, timeout_of(cmd->timeout_ms));
-		if (!w) {
-			err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the world");
-			goto out;
-		}
-		err = world_secret(ucmd, w, cmd);
-		if (err) {
-			world_destroy(w);
-			goto out;
-		}
-		/* Published while it forms, so that netlink shows its nodes. */
-		world_publish(g, w);
-		err = world_form(w);
-		if (err) {
-			encd_fail(ucmd, err, "%s", w->err[0] ? w->err : "world formation failed");
-			world_publish(g, NULL);
-			world_destroy(w);
-			goto out;
-		}
-		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
-		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
-		pr_debug("rank %u of %u: world formed\n", g->g_device_id, g->g_device_cnt);
-	}
-	cmd->rank = w->global_node->rank;
-	cmd->rank_n = w->global_node->rank_n;
-	memcpy(cmd->phase_ns, w->global_node->phase_ns, sizeof(cmd->phase_ns));
-	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
-out:
-	leave(g);
-	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-/* What get_nccl_comm needs of a group, copied out from under the file lock. */
-struct enc_group_req {
-	u32 group_id, rank_n, rank, stream_id, num_ops;
-	u8 sig[ENCD_SIG_LEN];
-	u32 *key;
-};
-
-static int copy_groups(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct enc_group_req *req,
-		       u32 *n)
-{
-	struct encd_file *file = ucmd->file;
-	struct enc_program *prog;
-	u32 i;
-	int err;
-
-	*n = 0;
-	mutex_lock(&file->lock);
-	err = enc_program_find(ucmd, vnc, ctx_id, &prog);
-	if (err)
-		goto out;
-	if (prog->state == ENCD_PROGRAM_PARSE) {
-		if (!prog->is_signed)
-			err = enc_calculate_signature(ucmd, prog, 0);
-		if (!err)
-			err = enc_program_seal(ucmd, prog);
-		if (err)
-			goto out;
-	}
-	for (i = 0; i < prog->n_groups; i++) {
-		const struct enc_replica_group *rg = &prog->groups[i];
-		struct enc_group_req *r = &req[i];
-
-		r->group_id = rg->group_id;
-		r->rank_n = rg->rank_n;
-		r->rank = rg->bootstrap_rank;
-		r->stream_id = rg->stream_id;
-		r->num_ops = rg->num_ops;
-		memcpy(r->sig, rg->signature, ENCD_SIG_LEN);
-		r->key = enc_kvmemdup(rg->bootstrap_participants.id, rg->rank_n * sizeof(u32));
-		if (!r->key) {
-			err = encd_fail(ucmd, -ENOMEM, "out of memory");
-			goto out;
-		}
-		*n = i + 1;
-	}
-out:
-	mutex_unlock(&file->lock);
-	return err;
-}
-
-int enc_bootstrap_ioctl_init_groups(struct encd_ucmd *ucmd)
-{
-	struct encd_init_replica_groups *cmd = ucmd->cmd;
-	struct enc_group_req *req;
-	struct enc_glb_comm *g;
-	struct enc_world *w;
-	u32 n = 0, i;
-	int err;
-
-	if (cmd->__reserved)
-		return encd_fail(ucmd, -EINVAL, "encd_init_replica_groups: reserved fields must be 0");
-	req = kcalloc(ENCD_MAX_COMM_N, sizeof(*req), GFP_KERNEL);
-	if (!req)
-		return -ENOMEM;
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		goto out_free;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	err = copy_groups(ucmd, cmd->vnc, cmd->ctx_id, req, &n);
-	if (err)
-		goto out;
-
-	cmd->n_groups = n;
-	cmd->n_new = 0;
-	cmd->n_hits = 0;
-	for (i = 0; i < n; i++) {
-		struct enc_group_req *r = &req[i];
-		struct enc_node *node;
-		bool hit;
-
-		/* program.c validated these; the pools and tables rely on it. */
-		if (WARN_ON_ONCE(r->group_id >= ENCD_MAX_COMM_N ||
-				 r->stream_id >= ENCD_MAX_STREAM_N || r->rank >= r->rank_n)) {
-			err = encd_fail(ucmd, -EINVAL, "group %u is malformed", r->group_id);
-			goto out;
-		}
-		if (r->key[r->rank] != g->g_device_id) {
-			err = encd_fail(ucmd, -EINVAL,
-					"group %u: bootstrap participant %u is global device %u, not this rank (%u)",
-					r->group_id, r->rank, r->key[r->rank], g->g_device_id);
-			goto out;
-		}
-		enc_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
-		node = enc_get_nccl_comm(w, r->key, r->rank_n, r->rank, r->stream_id,
-					 r->group_id, r->sig, &hit, &err);
-		if (!node) {
-			encd_fail(ucmd, err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
-				  r->stream_id, r->group_id, w->err);
-			goto out;
-		}
-		if (hit)
-			cmd->n_hits++;
-		else
-			cmd->n_new++;
-		if (w->groups[r->group_id]) {
-			w->groups[r->group_id]->groups &= ~BIT(r->group_id);
-			enc_node_put(w->groups[r->group_id]);
-		}
-		w->groups[r->group_id] = node;
-		node->groups |= BIT(r->group_id);
-		/* As the seed: only a group with ops is its comm's op target. */
-		w->bound[r->group_id] = r->num_ops > 0;
-	}
-out:
-	leave(g);
-out_free:
-	for (i = 0; i < n; i++)
-		kvfree(req[i].key);
-	kfree(req);
-	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-static struct enc_node *group_node(struct encd_ucmd *ucmd, struct enc_world *w, u32 group_id)
-{
-	if (group_id == ENCD_GROUP_GLOBAL)
-		return w->global_node;
-	if (group_id < ENCD_MAX_COMM_N && w->groups[group_id])
-		return w->groups[group_id];
-	encd_fail(ucmd, -ENOENT, "Replica group %u has no comm: call enc_init_replica_groups",
-		  group_id);
-	return NULL;
-}
-
-int enc_bootstrap_ioctl_barrier(struct encd_ucmd *ucmd)
-{
-	struct encd_comm_barrier *cmd = ucmd->cmd;
-	struct enc_glb_comm *g;
-	struct enc_node *node;
-	struct enc_world *w;
-	u64 t;
-	int err;
-
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	node = group_node(ucmd, w, cmd->group_id);
-	if (!node) {
-		err = -ENOENT;
-		goto out;
-	}
-	t = ktime_get_ns();
-	enc_xport_begin(&w->x, cmd->timeout_ms ?: w->timeout_ms);
-	if (cmd->head.flags & ENCD_BARRIER_LOCAL) {
-		err = enc_lbarrier_wait(node->lb, w->x.deadline);
-		if (err)
-			encd_fail(ucmd, err, "local barrier of group %d: %s", (int)cmd->group_id,
-				  err == -ETIMEDOUT ? "timed out" : "interrupted");
-	} else {
-		err = enc_group_barrier(node);
-		if (err)
-			encd_fail(ucmd, err, "barrier of group %d: %s", (int)cmd->group_id, w->err);
-	}
-	cmd->duration_ns = ktime_get_ns() - t;
-out:
-	leave(g);
-	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-u32 enc_msg_type_uapi(u16 type)
-{
-	switch (type) {
-	case ENC_MSG_SIG:
-		return ENCD_MSG_SIGNATURE;
-	case ENC_MSG_UID:
-		return ENCD_MSG_UNIQUE_ID;
-	case ENC_MSG_RING:
-		return ENCD_MSG_RING;
-	case ENC_MSG_BARRIER:
-		return ENCD_MSG_BARRIER;
-	default:
-		return 0;
-	}
-}
-
-int enc_bootstrap_ioctl_node_info(struct encd_ucmd *ucmd)
-{
-	struct encd_node_info *cmd = ucmd->cmd;
-	struct enc_glb_comm *g;
-	struct enc_node *node;
-	struct enc_world *w;
+	u8 msg[ENCD_WIRE_UID_LEN];
+	struct encd_wire_sig sm;
 	unsigned int i;
+	u32 c;
 	int err;
 
-	err = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
-	if (err)
-		return err;
-	err = owned_world(ucmd, g, &w);
-	if (err)
-		goto out;
-	node = group_node(ucmd, w, cmd->group_id);
-	if (!node) {
-		err = -ENOENT;
-		goto out;
+	for (;;) {
+		switch (node->state) {
+		case ENCD_NODE_VALIDATING:
+			if (node->check) {
+				for (i = 0; i < 2; i++) {
+					c = encd_tree_child(node->brank, node->rank_n, i);
+					if (c < node->rank_n && !(node->children_got & BIT(i)))
+						return;
+				}
+				if (node->brank && !node->sig_sent) {
+					node->sig_sent = true;
+					memcpy(sm.sig, node->sig, ENCD_SIG_LEN);
+					sm.ok = node->match;
+					node_send(h, node, encd_tree_parent(node->brank),
+						  ENCD_WIRE_SIG, &sm, sizeof(sm));
+				}
+			}
+			phase(node, ENCD_PHASE_BROADCAST, ENCD_NODE_BROADCASTING);
+			break;
+		case ENCD_NODE_BROADCASTING:
+			if (node->brank) {
+				if (!node->uid_got)
+					return;
+				memcpy(msg, node->uid, ENCD_UID_LEN);
+				msg[ENCD_UID_LEN] = node->valid;
+			} else {
+				memcpy(msg, node->uid, ENCD_UID_LEN);
+				msg[ENCD_UID_LEN] = node->match;
+				node->valid = node->match;
+			}
+			broadcast(h, node, msg);
+			memzero_explicit(msg, sizeof(msg));
+			if (!node->valid) {
+				fail_mismatch(node);
+				return;
+			}
+			phase(node, ENCD_PHASE_COMM_INIT, ENCD_NODE_CONNECTING);
+			break;
+		case ENCD_NODE_CONNECTING:
+			if (node->rank_n > 1) {
+				if (!node->ring_sent) {
+					node->ring_sent = true;
+					node_send(h, node, (node->brank + 1) % node->rank_n,
+						  ENCD_WIRE_RING, node->uid, ENCD_UID_LEN);
+				}
+				if (!node->ring_got)
+					return;
+				if (crypto_memneq(node->ring_uid, node->uid, ENCD_UID_LEN)) {
+					node_fail(node, -EPROTO,
+						  "failed to init NCCL comm stream_id:%u group_id:%d: its ring predecessor (global device %u) holds another unique id",
+						  node->stream_id, node->global ? -1 : (int)node->group_id,
+						  node->key[(node->brank + node->rank_n - 1) % node->rank_n]);
+					return;
+				}
+			}
+			phase(node, ENCD_PHASE_LOCAL_BARRIER, ENCD_NODE_BARRIER);
+			break;
+		case ENCD_NODE_BARRIER:
+			if (!node->lb) {
+				node->local_n = local_ranks(h, node);
+				err = encd_lbarrier_join(h, node);
+				if (err) {
+					node_fail(node, err,
+						  "failed to setup local barrier: %s (%u local ranks)",
+						  err == -ENOMEM ? "out of memory" :
+						  "the group's ranks on this host disagree on their number",
+						  node->local_n);
+					return;
+				}
+			}
+			if (!node->lb_arrived) {
+				node->lb_arrived = true;
+				encd_lbarrier_arrive(node);
+				continue;
+			}
+			if (node->lb_waiting)
+				return;
+			node_ready(node);
+			return;
+		default:
+			return;
+		}
 	}
-	cmd->rank = node->rank;
-	cmd->rank_n = node->rank_n;
-	cmd->stream_id = node->stream_id;
-	cmd->refcnt = kref_read(&node->ref);
-	cmd->state = node->state;
-	cmd->local_n = node->local_n;
-	cmd->groups = node->groups;
-	cmd->out_flags = (node->global ? ENCD_NODE_OUT_GLOBAL : 0) |
-			 (cmd->group_id < ENCD_MAX_COMM_N && w->bound[cmd->group_id] ?
-			  ENCD_NODE_OUT_BOUND : 0);
-	cmd->hits = node->hits;
-	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
-	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = w->rendezvous_ns;
-	cmd->n_counters = node->stats.n;
-	for (i = 0; i < node->stats.n; i++) {
-		cmd->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);
-		cmd->counters[i].size = node->stats.c[i].size;
-		cmd->counters[i].tx = node->stats.c[i].tx;
-		cmd->counters[i].rx = node->stats.c[i].rx;
-	}
-	if (w->mismatch.valid) {
-		cmd->mismatch.valid = 1;
-		cmd->mismatch.group_id = w->mismatch.group_id;
-		cmd->mismatch.child_rank = w->mismatch.child_rank;
-		cmd->mismatch.child_g_device_id = w->mismatch.child_g_device_id;
-		memcpy(cmd->mismatch.local_sig, w->mismatch.local_sig, ENCD_SIG_LEN);
-		memcpy(cmd->mismatch.child_sig, w->mismatch.child_sig, ENCD_SIG_LEN);
-	}
-out:
-	leave(g);
-	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-void enc_bootstrap_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
+/**
+ * encd_engine_lbarrier_done() - a node's local barrier completed
+ * @node: a node that was waiting at it; the caller holds its host's lock
+ */
+void encd_engine_lbarrier_done(struct encd_node *node)
 {
-	struct enc_glb_comm *g;
-	struct enc_world *w = NULL;
-
-	/* Not interruptible: the file is going, its world must go with it. */
-	mutex_lock(encd_setup_mutex(nec_dev));
-	g = encd_get_global_comm(nec_dev, ctx_id);
-	if (g && g->world && g->world->owner == file) {
-		w = g->world;
-		world_publish(g, NULL);
-		WRITE_ONCE(g->state, ENCD_GCOMM_BUILT);
-	}
-	if (w)
-		world_destroy(w);
-	mutex_unlock(encd_setup_mutex(nec_dev));
-	enc_glb_comm_put(g);
+	if (node->state == ENCD_NODE_BARRIER)
+		node_advance(node->rank->host, node);
+	wake_up_all(&node->rank->wq);
 }
 
-int enc_bootstrap_init(void)
+/* A bootstrap message for a node in its current attempt. */
+static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u32 src,
+			const u8 *body, u32 len, char *why, size_t why_len)
 {
-	get_random_bytes(host_id, sizeof(host_id));
+	const struct encd_wire_sig *sm;
+	unsigned int i;
+	u32 c;
+
+	switch (type) {
+	case ENCD_WIRE_SIG:
+		for (i = 0; i < 2 && node->check; i++) {
+			c = encd_tree_child(node->brank, node->rank_n, i);
+			if (c < node->rank_n && node->key[c] == src &&
+			    !(node->children_got & BIT(i)))
+				break;
+		}
+		if (!node->check || i == 2)
+			goto stray;
+		node->children_got |= BIT(i);
+		sm = (const void *)body;
+		/*
+		 * A child whose own signature differs is named here; one that
+		 * only reports a disagreement below it was named by its own
+		 * rank, one level down.
+		 */
+		if (crypto_memneq(sm->sig, node->sig, ENCD_SIG_LEN)) {
+			if (!node->mismatch_seen)
+				record_mismatch(node, c, sm->sig);
+			node->match = false;
+		}
+		if (sm->ok != 1)
+			node->match = false;
+		break;
+	case ENCD_WIRE_UID:
+		c = encd_cube_parent(node->brank, node->rank_n);
+		if (c == ENCD_TREE_NO_PARENT || node->key[c] != src || node->uid_got)
+			goto stray;
+		node->uid_got = true;
+		if (!uid_is_ours(h, node, body)) {
+			node_fail(node, -EPROTO,
+				  "rank %u: the unique id from bootstrap rank %u (global device %u) is not this group's",
+				  node->rank->id, c, src);
+			return 0;
+		}
+		memcpy(node->uid, body, ENCD_UID_LEN);
+		node->valid = body[ENCD_UID_LEN] == 1;
+		break;
+	case ENCD_WIRE_RING:
+		c = (node->brank + node->rank_n - 1) % node->rank_n;
+		if (node->rank_n < 2 || node->key[c] != src || node->ring_got)
+			goto stray;
+		node->ring_got = true;
+		memcpy(node->ring_uid, body, ENCD_UID_LEN);
+		break;
+	default:
+		goto stray;
+	}
+	encd_node_count(node, type, len, false);
+	node_advance(h, node);
+	return 0;
+stray:
+	scnprintf(why, why_len, "global device %u sent %s it does not owe bootstrap rank %u",
+		  src, encd_wire_type_name(type), node->brank);
+	return -EPROTO;
+}
+
+/* Keeps a message until its node starts, within the sender's budget. */
+static int early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32 src, u32 tag,
+		       u32 attempt, const void *body, u32 len, char *why, size_t why_len)
+{
+	struct encd_msg *e, *tmp;
+	unsigned long now = jiffies;
+
+	/* What nobody took within the world's timeout is nobody's. */
+	list_for_each_entry_safe(e, tmp, &r->early, node) {
+		if (time_before(now, e->expires))
+			break;
+		encd_early_drop(r, e);
+	}
+	if (from && (from->early_n >= ENCD_EARLY_MAX ||
+		     from->early_bytes + len > ENCD_EARLY_BYTES)) {
+		scnprintf(why, why_len, "it sent more than %u messages nobody asked for",
+			  ENCD_EARLY_MAX);
+		return -ENOBUFS;
+	}
+	if (!from && r->n_early >= LOCAL_EARLY_MAX) {
+		net_dbg_ratelimited("encd: rank %u: dropping a local message nobody asked for\n",
+				    r->id);
+		return 0;
+	}
+	e = encd_msg_new(type, src, r->id, tag, attempt, body, len);
+	if (!e)
+		return -ENOMEM;
+	e->charged = from;
+	e->expires = now + msecs_to_jiffies(r->timeout_ms);
+	list_add_tail(&e->node, &r->early);
+	r->n_early++;
+	if (from) {
+		from->early_n++;
+		from->early_bytes += len;
+	}
 	return 0;
 }
 
-void enc_bootstrap_exit(void)
+/**
+ * encd_msg_new() - a message between ranks, to queue
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @src: the sender's global device id
+ * @dst: the receiver's
+ * @tag: the node's tag
+ * @attempt: the bootstrap's attempt (the barrier's epoch)
+ * @body: the message
+ * @len: its length, at most ENCD_WIRE_UID_LEN
+ *
+ * Return: the message, or NULL when out of memory.
+ */
+struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
+			      u32 len)
 {
-	enc_barrier_exit();
+	struct encd_msg *m;
+
+	if (WARN_ON_ONCE(len > sizeof(m->body)))
+		return NULL;
+	m = kmalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return NULL;
+	m->charged = NULL;
+	m->type = type;
+	m->src = src;
+	m->dst = dst;
+	m->tag = tag;
+	m->attempt = attempt;
+	m->len = len;
+	memcpy(m->body, body, len);
+	return m;
+}
+
+/**
+ * encd_early_drop() - frees an early message and gives its budget back
+ * @r: its rank; the caller holds the host's lock
+ * @e: the message
+ */
+void encd_early_drop(struct encd_rank *r, struct encd_msg *e)
+{
+	list_del(&e->node);
+	r->n_early--;
+	if (e->charged) {
+		e->charged->early_n--;
+		e->charged->early_bytes -= e->len;
+	}
+	memzero_explicit(e->body, sizeof(e->body));
+	kfree(e);
+}
+
+/**
+ * encd_engine_deliver() - a message for a local rank
+ * @h: the rank's host; the caller holds its lock
+ * @r: the rank it is for
+ * @from: the link it came on, or NULL from a rank of this host
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @src: the sender's global device id
+ * @tag: the node's tag
+ * @attempt: its bootstrap's attempt (the barrier's epoch)
+ * @body: the message, the right size for its type
+ * @len: its length
+ * @why: out: what the sender did wrong, on error
+ * @why_len: size of @why
+ *
+ * Return: 0, or a negative errno when the sender broke the protocol (a
+ * message it does not owe, or more of them than its budget).
+ */
+int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_link *from,
+			u8 type, u32 src, u32 tag, u32 attempt, const void *body, u32 len,
+			char *why, size_t why_len)
+{
+	struct encd_node *node = encd_node_by_tag(r, tag);
+	int err;
+
+	if (r->state == ENCD_RANK_FAILED || h->state == ENCD_HOST_FAILED)
+		return 0;
+	if (type == ENCD_WIRE_BARRIER) {
+		if (node && node->state == ENCD_NODE_READY) {
+			if (attempt == node->bar.epoch && node->bar.active) {
+				err = encd_gbarrier_deliver(h, node, src, body, why, why_len);
+				goto out;
+			}
+			if (attempt <= node->bar.epoch)
+				return 0;
+		}
+	} else if (node && node->state != ENCD_NODE_PENDING) {
+		if (attempt == node->attempt) {
+			err = node_deliver(h, node, type, src, body, len, why, why_len);
+			goto out;
+		}
+		if (attempt < node->attempt)
+			return 0;
+	} else if (attempt < attempts_of(r, tag)) {
+		return 0;
+	}
+	err = early_store(r, from, type, src, tag, attempt, body, len, why, why_len);
+out:
+	/* A rank of this host: only a bug of ours can get here. */
+	WARN_ONCE(err == -EPROTO && !from, "encd: rank %u: %s\n", r->id, why);
+	return err;
+}
+
+/**
+ * encd_engine_take_early() - a node (or its barrier) started: its messages
+ * @h: the host; the caller holds its lock
+ * @r: the node's rank
+ * @node: the node
+ * @type: ENCD_WIRE_BARRIER for the barrier's, 0 for the bootstrap's
+ * @attempt: the attempt (epoch) that started
+ *
+ * A message that turns out to be one its sender did not owe fails that
+ * sender's link now.
+ */
+void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
+			    u8 type, u32 attempt)
+{
+	struct encd_msg *e, *tmp;
+	char why[ENCD_MSG_MAX];
+	LIST_HEAD(mine);
+	int err;
+
+	list_for_each_entry_safe(e, tmp, &r->early, node)
+		if (e->tag == node->tag && e->attempt == attempt &&
+		    (type == ENCD_WIRE_BARRIER) == (e->type == ENCD_WIRE_BARRIER))
+			list_move_tail(&e->node, &mine);
+	list_for_each_entry_safe(e, tmp, &mine, node) {
+		if (type == ENCD_WIRE_BARRIER)
+			err = node->bar.active ?
+			      encd_gbarrier_deliver(h, node, e->src, e->body, why, sizeof(why)) : 0;
+		else
+			err = node_deliver(h, node, e->type, e->src, e->body, e->len, why,
+					   sizeof(why));
+		if (err && e->charged && !e->charged->dead)
+			encd_host_violation(h, e->charged, why);
+		encd_early_drop(r, e);
+	}
+}
+
+/**
+ * encd_engine_node_start() - starts a node's bootstrap
+ * @h: the node's host; the caller holds its lock
+ * @node: a new node
+ * @sig: this rank's signature of the node's group
+ * @check: whether the world validates signatures
+ */
+void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u8 *sig,
+			    bool check)
+{
+	struct encd_rank *r = node->rank;
+
+	node->attempt = attempts_of(r, node->tag);
+	node->check = check;
+	node->match = true;
+	memcpy(node->sig, sig, ENCD_SIG_LEN);
+	if (!node->brank)
+		make_uid(h, node);
+	phase(node, ENCD_PHASE_VALIDATE, ENCD_NODE_VALIDATING);
+	if (h->state == ENCD_HOST_FAILED) {
+		node_fail(node, h->failure_err, "%s", h->failure);
+		return;
+	}
+	encd_engine_take_early(h, r, node, 0, node->attempt);
+	node_advance(h, node);
+}
+
+/**
+ * encd_engine_world_start() - the table is here: a rank's world node starts
+ * @r: the rank; the caller holds its host's lock
+ *
+ * The world's own replica group is every rank in order; its signature is
+ * the empty one (all ranks agree on it by construction).
+ */
+void encd_engine_world_start(struct encd_rank *r)
+{
+	static const u8 zero_sig[ENCD_SIG_LEN];
+	struct encd_host *h = r->host;
+	struct encd_node *node = NULL;
+	u32 n = h->wk.world_size, i, *key;
+
+	if (r->state != ENCD_RANK_REGISTERED || r->global_node)
+		return;
+	r->rendezvous_ns = ktime_get_boottime_ns() - r->rendezvous_start;
+	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL_ACCOUNT);
+	if (key) {
+		for (i = 0; i < n; i++)
+			key[i] = i;
+		node = encd_node_alloc(r, 0, key, n, r->id, ENCD_GROUP_GLOBAL);
+		kvfree(key);
+	}
+	if (!node) {
+		encd_rank_fail(r, -ENOMEM, "rank %u: out of memory for the world's comm", r->id);
+		return;
+	}
+	r->global_node = node;
+	encd_engine_node_start(h, node, zero_sig, r->settings & ENCD_WIRE_CHECK_SIGS);
+}
+
+static int fail_in_progress(struct encd_node *node, void *arg)
+{
+	struct encd_host *h = node->rank->host;
+
+	if (node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
+	    node->state != ENCD_NODE_PENDING)
+		node_fail(node, h->failure_err, "%s", h->failure);
+	encd_gbarrier_stop(node, h->failure_err);
+	return 0;
+}
+
+/**
+ * encd_engine_world_failed() - the world failed: so does all a rank was doing
+ * @r: the rank; the caller holds its host's lock
+ */
+void encd_engine_world_failed(struct encd_rank *r)
+{
+	struct encd_host *h = r->host;
+
+	encd_pool_for_each(r, fail_in_progress, NULL);
+	if (r->state == ENCD_RANK_JOINING || r->state == ENCD_RANK_REGISTERED)
+		encd_rank_fail(r, h->failure_err, "%s", h->failure);
+	wake_up_all(&r->wq);
+}
+
+static int rank_gone(struct encd_node *node, void *arg)
+{
+	if (node->state == ENCD_NODE_READY)
+		encd_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
+	encd_lbarrier_leave(node);
+	encd_gbarrier_stop(node, -ECONNABORTED);
+	encd_node_unpool(node);
+	return 0;
+}
+
+/**
+ * encd_engine_rank_gone() - a rank leaves its host: its nodes let go
+ * @h: the host; the caller holds its lock
+ * @r: the rank
+ *
+ * Its nodes leave the pools and the local barriers; its early messages go.
+ */
+void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r)
+{
+	struct encd_msg *e, *tmp;
+
+	lockdep_assert_held(&h->lock);
+	encd_pool_for_each(r, rank_gone, NULL);
+	list_for_each_entry_safe(e, tmp, &r->early, node)
+		encd_early_drop(r, e);
+	xa_destroy(&r->attempts);
+}
+
+/**
+ * encd_engine_link_gone() - a link goes: messages it brought early go too
+ * @h: the host; the caller holds its lock
+ * @l: the link
+ */
+void encd_engine_link_gone(struct encd_host *h, struct encd_link *l)
+{
+	struct encd_msg *e, *tmp;
+	struct encd_rank *r;
+	unsigned long id;
+
+	if (!l->early_n)
+		return;
+	xa_for_each(&h->ranks, id, r)
+		list_for_each_entry_safe(e, tmp, &r->early, node)
+			if (e->charged == l)
+				encd_early_drop(r, e);
+}
+
+/**
+ * encd_engine_awaited() - what a node's bootstrap waits for, in words
+ * @node: the node; the caller holds its host's lock
+ * @buf: out: a sentence that starts with libnrt's words where it has some
+ * @size: its size
+ */
+void encd_engine_awaited(struct encd_node *node, char *buf, size_t size)
+{
+	u32 c, arrived, n;
+	unsigned int i;
+
+	switch (node->state) {
+	case ENCD_NODE_VALIDATING:
+		for (i = 0; i < 2; i++) {
+			c = encd_tree_child(node->brank, node->rank_n, i);
+			if (c < node->rank_n && !(node->children_got & BIT(i)))
+				break;
+		}
+		scnprintf(buf, size,
+			  "failed to receive signature validation result from %u (bootstrap rank %u)",
+			  i < 2 ? node->key[c] : 0, i < 2 ? c : 0);
+		return;
+	case ENCD_NODE_BROADCASTING:
+		c = encd_cube_parent(node->brank, node->rank_n);
+		scnprintf(buf, size,
+			  "failed to receive the unique id from %u (bootstrap rank %u)",
+			  node->key[c], c);
+		return;
+	case ENCD_NODE_CONNECTING:
+		c = (node->brank + node->rank_n - 1) % node->rank_n;
+		scnprintf(buf, size,
+			  "failed to init NCCL comm stream_id:%u group_id:%d: no ring proof from its predecessor, global device %u",
+			  node->stream_id, node->global ? -1 : (int)node->group_id, node->key[c]);
+		return;
+	case ENCD_NODE_BARRIER:
+		encd_lbarrier_counts(node, &arrived, &n);
+		scnprintf(buf, size,
+			  "failed to setup local barrier: %u of the group's %u ranks on this host arrived",
+			  arrived, n);
+		return;
+	default:
+		scnprintf(buf, size, "%s", node->msg[0] ? node->msg : "nothing");
+		return;
+	}
 }

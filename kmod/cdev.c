@@ -12,17 +12,24 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <net/net_namespace.h>
 
-#include "bootstrap.h"
-#include "cdev.h"
-#include "gcomm.h"
-#include "program.h"
-#include "registry.h"
-#include "sembuf.h"
-#include "topology.h"
+#include "encd_private.h"
 
+/**
+ * encd_fail() - records why a command failed
+ * @ucmd: the command
+ * @err: the negative errno it fails with
+ * @fmt: the sentence, printf-style
+ *
+ * The sentence goes to the caller (struct encd_head.msg_uptr) and, rate
+ * limited, to the kernel log.
+ *
+ * Return: @err, so that callers can write ``return encd_fail(...)``.
+ */
 int encd_fail(struct encd_ucmd *ucmd, int err, const char *fmt, ...)
 {
 	va_list args;
@@ -34,6 +41,15 @@ int encd_fail(struct encd_ucmd *ucmd, int err, const char *fmt, ...)
 	return err;
 }
 
+/**
+ * encd_ucmd_respond() - copies a command's answer back to user space
+ * @ucmd: the command
+ * @cmd_len: the kernel's size of the command struct
+ *
+ * Copies as much as both sides know of (the caller's size may be smaller).
+ *
+ * Return: 0, or -EFAULT.
+ */
 int encd_ucmd_respond(struct encd_ucmd *ucmd, size_t cmd_len)
 {
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd, min_t(size_t, ucmd->user_size, cmd_len)))
@@ -70,17 +86,101 @@ static void file_hold(struct encd_file *file, u32 nec_dev, u32 ctx_id)
 	already = test_and_set_bit(encd_slot(nec_dev, ctx_id), file->held);
 	mutex_unlock(&file->lock);
 	if (already)
-		enc_glb_comm_unhold(nec_dev, ctx_id);
+		encd_gcomm_unhold(nec_dev, ctx_id);
 }
 
-static int check_vnc_ctx(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct enc_vcore *vcore)
+/**
+ * encd_file_holds() - whether an open file holds the comm of a slot
+ * @file: the open file
+ * @slot: the slot, encd_slot(nec_dev, ctx_id)
+ *
+ * Return: true when it does. The answer may change as soon as the file's
+ * lock is dropped; callers that act on it re-check under that lock.
+ */
+bool encd_file_holds(struct encd_file *file, unsigned int slot)
 {
-	if (enc_topology_get_vcore(vnc, vcore))
+	bool held;
+
+	mutex_lock(&file->lock);
+	held = test_bit(slot, file->held);
+	mutex_unlock(&file->lock);
+	return held;
+}
+
+/**
+ * encd_ucmd_slot() - the registry slot a command names
+ * @ucmd: the command; its failure sentence is set on error
+ * @vnc: the virtual NeuronCore the caller named
+ * @ctx_id: the context the caller named
+ * @slot: out: encd_slot() of the core and context
+ *
+ * Return: 0, -ENODEV for an unknown core or -EINVAL for a bad context,
+ * with the sentences every command gives.
+ */
+int encd_ucmd_slot(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, unsigned int *slot)
+{
+	struct encd_vcore vcore;
+
+	if (encd_topology_get_vcore(vnc, &vcore))
 		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", vnc);
 	if (ctx_id >= ENCD_MAX_CONTEXTS)
 		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
 				 ctx_id, ENCD_MAX_CONTEXTS);
+	*slot = encd_slot(vcore.nec_dev_id, ctx_id);
 	return 0;
+}
+
+/**
+ * encd_ucmd_get_gcomm() - the global comm a command names
+ * @ucmd: the command; its failure sentence is set on error
+ * @vnc: the virtual NeuronCore the caller named
+ * @ctx_id: the context the caller named
+ * @flags: ENCD_UCMD_HELD: the calling file must hold the comm;
+ *	ENCD_UCMD_LOCKED: the caller holds the file's lock
+ *
+ * Resolves (@vnc, @ctx_id) to a registry slot and looks its comm up, as
+ * every command that names a comm does, with the same sentences.
+ *
+ * Return: a counted reference (encd_gcomm_put() it), or an ERR_PTR():
+ * -ENODEV for an unknown core, -EINVAL for a bad context, -ENOENT when
+ * there is no comm or the file does not hold it.
+ */
+struct encd_gcomm *encd_ucmd_get_gcomm(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id,
+				       unsigned int flags)
+{
+	struct encd_file *file = ucmd->file;
+	struct encd_gcomm *g;
+	unsigned int slot;
+	bool held = true;
+	int err;
+
+	err = encd_ucmd_slot(ucmd, vnc, ctx_id, &slot);
+	if (err)
+		return ERR_PTR(err);
+	if (flags & ENCD_UCMD_LOCKED) {
+		lockdep_assert_held(&file->lock);
+		held = test_bit(slot, file->held);
+	} else if (flags & ENCD_UCMD_HELD) {
+		held = encd_file_holds(file, slot);
+	}
+	if ((flags & ENCD_UCMD_HELD) && !held)
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "This file does not hold the global comm of core %u context %u",
+					 vnc, ctx_id));
+	g = encd_get_global_comm(slot / ENCD_MAX_CONTEXTS, ctx_id);
+	/*
+	 * Another namespace's comm is none of this caller's business, unless
+	 * its file holds it (it built or attached to it in that namespace).
+	 */
+	if (g && !(flags & (ENCD_UCMD_HELD | ENCD_UCMD_LOCKED)) &&
+	    !net_eq(g->net, current->nsproxy->net_ns)) {
+		encd_gcomm_put(g);
+		g = NULL;
+	}
+	if (!g)
+		return ERR_PTR(encd_fail(ucmd, -ENOENT, "No global comm on core %u context %u",
+					 vnc, ctx_id));
+	return g;
 }
 
 static int encd_ioctl_version(struct encd_ucmd *ucmd)
@@ -88,19 +188,19 @@ static int encd_ioctl_version(struct encd_ucmd *ucmd)
 	struct encd_version *cmd = ucmd->cmd;
 
 	cmd->api_version = ENCD_API_VERSION;
-	cmd->num_vcores = enc_topology_num_vcores();
+	cmd->num_vcores = encd_topology_num_vcores();
 	cmd->max_contexts = ENCD_MAX_CONTEXTS;
 	cmd->sem_values_size = ENCD_SEM_VALUES_SIZE;
 	return encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-typedef int (*gcomm_fn)(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
-			struct enc_glb_comm **gp, bool *created);
+typedef struct encd_gcomm *(*gcomm_fn)(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+					bool *created);
 
 static int gcomm_request(struct encd_ucmd *ucmd, gcomm_fn fn)
 {
 	struct encd_global_comm_req *cmd = ucmd->cmd;
-	struct enc_gcomm_args args = {
+	struct encd_gcomm_args args = {
 		.vnc = cmd->vnc,
 		.g_device_id = cmd->g_device_id,
 		.g_device_cnt = cmd->g_device_cnt,
@@ -108,22 +208,21 @@ static int gcomm_request(struct encd_ucmd *ucmd, gcomm_fn fn)
 		.root_comm_id = cmd->root_comm_id,
 		.check_sigs = cmd->head.flags & ENCD_GCOMM_CHECK_SIGS,
 	};
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	bool created;
-	int err;
 
 	if (!memchr(cmd->root_comm_id, '\0', sizeof(cmd->root_comm_id)))
 		return encd_fail(ucmd, -EINVAL, "root_comm_id is longer than %d bytes",
 				 ENCD_ROOT_COMM_ID_MAX - 1);
 
-	err = fn(ucmd, &args, &g, &created);
-	if (err)
-		return err;
+	g = fn(ucmd, &args, &created);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
 
 	file_hold(ucmd->file, g->nec_dev_id, g->ctx_id);
 	cmd->out_flags = created ? ENCD_GCOMM_OUT_CREATED : 0;
 	cmd->nec_dev_id = g->nec_dev_id;
-	enc_glb_comm_put(g);
+	encd_gcomm_put(g);
 	/*
 	 * The fd holds the comm even if the answer cannot be copied back:
 	 * RELEASE or close lets go of it as of any other.
@@ -133,30 +232,24 @@ static int gcomm_request(struct encd_ucmd *ucmd, gcomm_fn fn)
 
 static int encd_ioctl_build(struct encd_ucmd *ucmd)
 {
-	return gcomm_request(ucmd, enc_init_global_comm);
+	return gcomm_request(ucmd, encd_gcomm_build);
 }
 
 static int encd_ioctl_validate(struct encd_ucmd *ucmd)
 {
-	return gcomm_request(ucmd, enc_validate_global_comm);
+	return gcomm_request(ucmd, encd_gcomm_validate);
 }
 
 static int encd_ioctl_get(struct encd_ucmd *ucmd)
 {
 	struct encd_get_global_comm *cmd = ucmd->cmd;
-	struct enc_glb_comm *g;
-	struct enc_vcore vcore;
-	int err;
+	struct encd_gcomm *g;
 
-	err = check_vnc_ctx(ucmd, cmd->vnc, cmd->ctx_id, &vcore);
-	if (err)
-		return err;
-	g = encd_get_global_comm(vcore.nec_dev_id, cmd->ctx_id);
-	if (!g)
-		return encd_fail(ucmd, -ENOENT, "No global comm on core %u context %u",
-				 cmd->vnc, cmd->ctx_id);
-	enc_glb_comm_fill_header(g, &cmd->hdr);
-	enc_glb_comm_put(g);
+	g = encd_ucmd_get_gcomm(ucmd, cmd->vnc, cmd->ctx_id, 0);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	encd_gcomm_fill_header(g, &cmd->hdr);
+	encd_gcomm_put(g);
 	return encd_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -164,23 +257,25 @@ static int encd_ioctl_release(struct encd_ucmd *ucmd)
 {
 	struct encd_release_global_comm *cmd = ucmd->cmd;
 	struct encd_file *file = ucmd->file;
-	struct enc_vcore vcore;
+	unsigned int slot;
+	u32 nec_dev;
 	bool held;
 	int err;
 
-	err = check_vnc_ctx(ucmd, cmd->vnc, cmd->ctx_id, &vcore);
+	err = encd_ucmd_slot(ucmd, cmd->vnc, cmd->ctx_id, &slot);
 	if (err)
 		return err;
+	nec_dev = slot / ENCD_MAX_CONTEXTS;
 
 	mutex_lock(&file->lock);
-	held = test_and_clear_bit(encd_slot(vcore.nec_dev_id, cmd->ctx_id), file->held);
+	held = test_and_clear_bit(slot, file->held);
 	mutex_unlock(&file->lock);
 	if (!held)
 		return encd_fail(ucmd, -ENOENT,
 				 "This file does not hold the global comm of core %u context %u",
 				 cmd->vnc, cmd->ctx_id);
-	enc_bootstrap_release(file, vcore.nec_dev_id, cmd->ctx_id);
-	enc_glb_comm_unhold(vcore.nec_dev_id, cmd->ctx_id);
+	encd_world_release(file, nec_dev, cmd->ctx_id);
+	encd_gcomm_unhold(nec_dev, cmd->ctx_id);
 	return 0;
 }
 
@@ -212,21 +307,22 @@ static const struct encd_ioctl_op encd_ioctl_ops[] = {
 		 hdr, 0),
 	IOCTL_OP(ENCD_IOC_RELEASE_GLOBAL_COMM, encd_ioctl_release,
 		 struct encd_release_global_comm, ctx_id, 0),
-	IOCTL_OP(ENCD_IOC_PROGRAM_LOAD, enc_program_ioctl_load, struct encd_program_load,
+	IOCTL_OP(ENCD_IOC_PROGRAM_LOAD, encd_program_ioctl_load, struct encd_program_load,
 		 prog_len, 0),
-	IOCTL_OP(ENCD_IOC_PROGRAM_SIGN, enc_program_ioctl_sign, struct encd_program_sign,
+	IOCTL_OP(ENCD_IOC_PROGRAM_SIGN, encd_program_ioctl_sign, struct encd_program_sign,
 		 ctx_id, ENCD_SIG_ALL_GROUPS),
-	IOCTL_OP(ENCD_IOC_PROGRAM_GET_SIGNATURES, enc_program_ioctl_get_signatures,
+	IOCTL_OP(ENCD_IOC_PROGRAM_GET_SIGNATURES, encd_program_ioctl_get_signatures,
 		 struct encd_program_get_signatures, n_stps, 0),
-	IOCTL_OP(ENCD_IOC_PROGRAM_SEAL, enc_program_ioctl_seal, struct encd_program_seal,
+	IOCTL_OP(ENCD_IOC_PROGRAM_SEAL, encd_program_ioctl_seal, struct encd_program_seal,
 		 ctx_id, 0),
-	IOCTL_OP(ENCD_IOC_SETUP_GLOBAL_COMM, enc_bootstrap_ioctl_setup,
-		 struct encd_setup_global_comm, phase_ns, 0),
-	IOCTL_OP(ENCD_IOC_INIT_REPLICA_GROUPS, enc_bootstrap_ioctl_init_groups,
+	IOCTL_OP(ENCD_IOC_SETUP_GLOBAL_COMM, encd_world_ioctl_setup,
+		 struct encd_setup_global_comm, phase_ns,
+		 ENCD_SETUP_FORCE_TCP | ENCD_SETUP_SIG_ALL_GROUPS),
+	IOCTL_OP(ENCD_IOC_INIT_REPLICA_GROUPS, encd_world_ioctl_init_groups,
 		 struct encd_init_replica_groups, __reserved, 0),
-	IOCTL_OP(ENCD_IOC_COMM_BARRIER, enc_bootstrap_ioctl_barrier, struct encd_comm_barrier,
+	IOCTL_OP(ENCD_IOC_COMM_BARRIER, encd_world_ioctl_barrier, struct encd_comm_barrier,
 		 duration_ns, ENCD_BARRIER_LOCAL),
-	IOCTL_OP(ENCD_IOC_NODE_INFO, enc_bootstrap_ioctl_node_info, struct encd_node_info,
+	IOCTL_OP(ENCD_IOC_NODE_INFO, encd_world_ioctl_node_info, struct encd_node_info,
 		 mismatch, 0),
 };
 
@@ -294,10 +390,10 @@ static int encd_fops_release(struct inode *inode, struct file *filp)
 	unsigned int slot;
 
 	/* The last reference to the file is gone: nobody else can touch it. */
-	enc_program_release_file(file);
+	encd_program_release_file(file);
 	for_each_set_bit(slot, file->held, ENCD_SLOTS) {
-		enc_bootstrap_release(file, slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
-		enc_glb_comm_unhold(slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
+		encd_world_release(file, slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
+		encd_gcomm_unhold(slot / ENCD_MAX_CONTEXTS, slot % ENCD_MAX_CONTEXTS);
 	}
 	mutex_destroy(&file->lock);
 	kvfree(file);
@@ -308,10 +404,9 @@ static int encd_fops_release(struct inode *inode, struct file *filp)
 static int encd_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct encd_file *file = filp->private_data;
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	unsigned long slot = vma->vm_pgoff;
 	u32 nec_dev, ctx_id;
-	bool held;
 	int err;
 
 	if (slot >= ENCD_SLOTS)
@@ -319,18 +414,15 @@ static int encd_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	nec_dev = slot / ENCD_MAX_CONTEXTS;
 	ctx_id = slot % ENCD_MAX_CONTEXTS;
 
-	mutex_lock(&file->lock);
-	held = test_bit(slot, file->held);
-	mutex_unlock(&file->lock);
-	if (!held)
+	if (!encd_file_holds(file, slot))
 		return -ENOENT;
 
 	/* Held by this fd, so published; a reference keeps it while we map. */
 	g = encd_get_global_comm(nec_dev, ctx_id);
 	if (!g)
 		return -ENOENT;
-	err = enc_sembuf_mmap(g->sem_page, vma);
-	enc_glb_comm_put(g);
+	err = encd_sembuf_mmap(g->sem_page, vma);
+	encd_gcomm_put(g);
 	return err;
 }
 
@@ -351,12 +443,12 @@ static struct miscdevice encd_misc = {
 	.mode = 0600,
 };
 
-int enc_cdev_init(void)
+int encd_cdev_init(void)
 {
 	return misc_register(&encd_misc);
 }
 
-void enc_cdev_exit(void)
+void encd_cdev_exit(void)
 {
 	misc_deregister(&encd_misc);
 }

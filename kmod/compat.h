@@ -27,7 +27,7 @@ static inline void vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
  */
 #include <net/genetlink.h>
 
-static inline struct nlattr **enc_genl_dump_attrs(struct netlink_callback *cb)
+static inline struct nlattr **encd_genl_dump_attrs(struct netlink_callback *cb)
 {
 #if KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE
 	return genl_dumpit_info(cb)->attrs;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The global communicator: the seed's enc_init_global_comm and
- * enc_validate_global_comm, one object per (nec_dev, ctx_id).
+ * The global communicator: libnrt's enc_init_global_comm and
+ * encd_gcomm_validate, one object per (nec_dev, ctx_id).
  *
- * Creation is double-checked, as in the seed: a lock-free lookup serves the
+ * Creation is double-checked, as in libnrt: a lock-free lookup serves the
  * common case (the world already exists: attach to it), and the lookup is
  * repeated under the core's init mutex before anything is allocated, so two
  * racing builders make exactly one object.
@@ -14,66 +14,81 @@
 #include <linux/nsproxy.h>
 #include <net/net_namespace.h>
 
-#include "cdev.h"
-#include "gcomm.h"
-#include "netlink.h"
-#include "registry.h"
-#include "sembuf.h"
-#include "topology.h"
+#include "encd_private.h"
 
 static atomic64_t gcomm_serial = ATOMIC64_INIT(0);
 
 static void gcomm_free_rcu(struct rcu_head *rcu)
 {
-	kfree(container_of(rcu, struct enc_glb_comm, rcu));
+	kfree(container_of(rcu, struct encd_gcomm, rcu));
 }
 
 static void gcomm_release(struct kref *ref)
 {
-	struct enc_glb_comm *g = container_of(ref, struct enc_glb_comm, ref);
+	struct encd_gcomm *g = container_of(ref, struct encd_gcomm, ref);
 
-	enc_sembuf_free(g->sem_page);
+	encd_sembuf_free(g->sem_page);
 	put_net(g->net);
 	call_rcu(&g->rcu, gcomm_free_rcu);
 }
 
-struct enc_glb_comm *enc_glb_comm_get(struct enc_glb_comm *g)
+/**
+ * encd_gcomm_get() - takes a reference to a comm
+ * @g: the comm, or NULL
+ *
+ * Return: @g.
+ */
+struct encd_gcomm *encd_gcomm_get(struct encd_gcomm *g)
 {
 	if (g)
 		kref_get(&g->ref);
 	return g;
 }
 
-void enc_glb_comm_put(struct enc_glb_comm *g)
+/**
+ * encd_gcomm_put() - drops a reference to a comm
+ * @g: the comm, or NULL
+ *
+ * The last one frees it after an RCU grace period (lookups are lock-free).
+ */
+void encd_gcomm_put(struct encd_gcomm *g)
 {
 	if (g)
 		kref_put(&g->ref, gcomm_release);
 }
 
 /* One more holder, unless the comm is already on its way out. */
-static bool gcomm_try_hold(struct enc_glb_comm *g)
+static bool gcomm_try_hold(struct encd_gcomm *g)
 {
 	return atomic_inc_not_zero(&g->holders);
 }
 
-void enc_glb_comm_unhold(u32 nec_dev, u32 ctx_id)
+/**
+ * encd_gcomm_unhold() - a file lets go of the comm in a slot
+ * @nec_dev: the core
+ * @ctx_id: the context
+ *
+ * The last holder unpublishes the comm (and the slot's reference with it).
+ * Takes the core's init mutex.
+ */
+void encd_gcomm_unhold(u32 nec_dev, u32 ctx_id)
 {
 	struct mutex *lock = encd_init_mutex(nec_dev);
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 
 	mutex_lock(lock);
 	g = encd_peek_global_comm(nec_dev, ctx_id);
 	if (!WARN_ON(!g) && atomic_dec_and_test(&g->holders)) {
-		enc_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_DEL_NTF, g);
+		encd_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_DEL_NTF, g);
 		encd_clear_global_comm(nec_dev, ctx_id, g);
 	}
 	mutex_unlock(lock);
 }
 
-static int check_args(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
-		      struct enc_vcore *vcore)
+static int check_args(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+		      struct encd_vcore *vcore)
 {
-	if (enc_topology_get_vcore(a->vnc, vcore))
+	if (encd_topology_get_vcore(a->vnc, vcore))
 		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc);
 	if (a->ctx_id >= ENCD_MAX_CONTEXTS)
 		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
@@ -90,9 +105,13 @@ static int check_args(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
  * The world size and this rank's place in it are immutable once set: asking
  * for the same world attaches, asking for another one is an error.
  */
-static int attach_same_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g,
-			     const struct enc_gcomm_args *a)
+static int attach_same_world(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+			     const struct encd_gcomm_args *a)
 {
+	if (!net_eq(g->net, current->nsproxy->net_ns))
+		return encd_fail(ucmd, -EBUSY,
+				 "Core %u context %u has a global comm of another network namespace",
+				 a->vnc, a->ctx_id);
 	if (g->g_device_id != a->g_device_id || g->g_device_cnt != a->g_device_cnt)
 		return encd_fail(ucmd, -EINVAL,
 				 "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
@@ -101,8 +120,8 @@ static int attach_same_world(struct encd_ucmd *ucmd, struct enc_glb_comm *g,
 	return gcomm_try_hold(g) ? 0 : -EAGAIN;
 }
 
-/* The seed's pod-topology validation, with its asymmetric node bound. */
-static int check_pod(struct encd_ucmd *ucmd, const struct enc_host_topology *host)
+/* libnrt's pod-topology validation, with its asymmetric node bound. */
+static int check_pod(struct encd_ucmd *ucmd, const struct encd_host_topology *host)
 {
 	u32 limit;
 
@@ -118,27 +137,27 @@ static int check_pod(struct encd_ucmd *ucmd, const struct enc_host_topology *hos
 	return 0;
 }
 
-static struct enc_glb_comm *gcomm_create(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
-					 const struct enc_vcore *vcore,
-					 const struct enc_host_topology *host, int *err)
+static struct encd_gcomm *gcomm_create(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+					const struct encd_vcore *vcore,
+					const struct encd_host_topology *host)
 {
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
+	int err;
 
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g) {
-		*err = encd_fail(ucmd, -ENOMEM, "Failed to allocate the global comm");
-		return NULL;
-	}
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
+	if (!g)
+		return ERR_PTR(encd_fail(ucmd, -ENOMEM, "Failed to allocate the global comm"));
 	kref_init(&g->ref);
+	spin_lock_init(&g->rank_lock);
 	atomic_set(&g->holders, 1);
 	g->net = get_net(current->nsproxy->net_ns);
 	g->created_ns = ktime_get_boottime_ns();
 
 	if (host->virtual_server_size) {
 		if (a->g_device_cnt % host->virtual_server_size) {
-			*err = encd_fail(ucmd, -EINVAL,
-					 "virtual server size %u is not a divisor of world size %u",
-					 host->virtual_server_size, a->g_device_cnt);
+			err = encd_fail(ucmd, -EINVAL,
+					"virtual server size %u is not a divisor of world size %u",
+					host->virtual_server_size, a->g_device_cnt);
 			goto fail;
 		}
 		g->virtual_server_id = a->g_device_id / host->virtual_server_size;
@@ -159,53 +178,62 @@ static struct enc_glb_comm *gcomm_create(struct encd_ucmd *ucmd, const struct en
 	g->ctx_id = a->ctx_id;
 	g->state = ENCD_GCOMM_BUILT;
 
-	g->sem_page = enc_sembuf_alloc();
+	g->sem_page = encd_sembuf_alloc();
 	if (!g->sem_page) {
-		*err = encd_fail(ucmd, -ENOMEM,
-				 "global comm failed to mmap memory for the semaphore increment value buffer");
+		err = encd_fail(ucmd, -ENOMEM,
+				"global comm failed to mmap memory for the semaphore increment value buffer");
 		goto fail;
 	}
 
-	*err = check_pod(ucmd, host);
-	if (*err)
+	err = check_pod(ucmd, host);
+	if (err)
 		goto fail;
 
 	g->serial = atomic64_inc_return(&gcomm_serial);
 	return g;
 
 fail:
-	enc_glb_comm_put(g);
-	return NULL;
+	encd_gcomm_put(g);
+	return ERR_PTR(err);
 }
 
-int enc_init_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
-			 struct enc_glb_comm **gp, bool *created)
+/**
+ * encd_gcomm_build() - libnrt's enc_init_global_comm
+ * @ucmd: the command, for the failure sentence
+ * @a: what the caller asked for
+ * @created: out: whether this call made the comm
+ *
+ * Attaches to the core's comm when it has the same world, else makes one
+ * after libnrt's checks, double-checked under the core's init mutex.
+ *
+ * Return: a counted reference to the comm, with one more holder on it, or
+ * an ERR_PTR() with the reason in @ucmd.
+ */
+struct encd_gcomm *encd_gcomm_build(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+				    bool *created)
 {
-	struct enc_host_topology host;
-	struct enc_vcore vcore;
-	struct enc_glb_comm *g;
+	struct encd_host_topology host;
+	struct encd_vcore vcore;
+	struct encd_gcomm *g;
 	struct mutex *lock;
 	int err;
 
 	*created = false;
 	err = check_args(ucmd, a, &vcore);
 	if (err)
-		return err;
-	enc_topology_get_host(&host);
+		return ERR_PTR(err);
+	encd_topology_get_host(&host);
 
 	/* The idempotent fast path: the same world is already set up. */
 	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
 	if (g) {
 		err = attach_same_world(ucmd, g, a);
-		if (err != -EAGAIN) {
-			if (err)
-				enc_glb_comm_put(g);
-			else
-				*gp = g;
-			return err;
-		}
+		if (!err)
+			return g;
+		encd_gcomm_put(g);
+		if (err != -EAGAIN)
+			return ERR_PTR(err);
 		/* It is being destroyed: go the slow way. */
-		enc_glb_comm_put(g);
 	}
 
 	lock = encd_init_mutex(vcore.nec_dev_id);
@@ -217,46 +245,64 @@ int enc_init_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
 		err = attach_same_world(ucmd, g, a);
 		/* Under the lock a published comm always has holders. */
 		WARN_ON(err == -EAGAIN);
-		if (err)
-			enc_glb_comm_put(g);
-		else
-			*gp = g;
+		if (err) {
+			encd_gcomm_put(g);
+			g = ERR_PTR(err);
+		}
 		goto out;
 	}
 
-	g = gcomm_create(ucmd, a, &vcore, &host, &err);
-	if (!g)
+	g = gcomm_create(ucmd, a, &vcore, &host);
+	if (IS_ERR(g))
 		goto out;
 
 	/* The slot takes the first reference, the caller a second one. */
 	encd_set_global_comm(vcore.nec_dev_id, a->ctx_id, g);
-	*gp = enc_glb_comm_get(g);
+	encd_gcomm_get(g);
 	*created = true;
-	enc_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_ADD_NTF, g);
+	encd_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_ADD_NTF, g);
 	pr_debug("global comm %llu: core %u ctx %u rank %u of %u\n", g->serial,
 		 vcore.nec_dev_id, a->ctx_id, g->g_device_id, g->g_device_cnt);
 out:
 	mutex_unlock(lock);
-	return err;
+	return g;
 }
 
-int enc_validate_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args *a,
-			     struct enc_glb_comm **gp, bool *created)
+/**
+ * encd_gcomm_validate() - libnrt's enc_validate_global_comm
+ * @ucmd: the command, for the failure sentence
+ * @a: what the caller asked for; @a->g_device_cnt is the NEFF's world size
+ * @created: out: whether this call made the comm
+ *
+ * With no comm on the core this is encd_gcomm_build(). Otherwise a NEFF
+ * world larger than the comm's fails; a smaller one passes only once the
+ * comm is bootstrapped.
+ *
+ * Return: as encd_gcomm_build().
+ */
+struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+				       bool *created)
 {
-	struct enc_vcore vcore;
-	struct enc_glb_comm *g;
+	struct encd_vcore vcore;
+	struct encd_gcomm *g;
 	int err = 0;
 
 	*created = false;
-	if (enc_topology_get_vcore(a->vnc, &vcore))
-		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc);
+	if (encd_topology_get_vcore(a->vnc, &vcore))
+		return ERR_PTR(encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc));
 	if (a->ctx_id >= ENCD_MAX_CONTEXTS)
-		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
-				 a->ctx_id, ENCD_MAX_CONTEXTS);
+		return ERR_PTR(encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
+					 a->ctx_id, ENCD_MAX_CONTEXTS));
 
 	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);
 	if (!g)
-		return enc_init_global_comm(ucmd, a, gp, created);
+		return encd_gcomm_build(ucmd, a, created);
+	if (!net_eq(g->net, current->nsproxy->net_ns)) {
+		encd_gcomm_put(g);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "Core %u context %u has a global comm of another network namespace",
+					 a->vnc, a->ctx_id));
+	}
 
 	/*
 	 * A NEFF may use a subset of the world, but only once the full world
@@ -271,19 +317,23 @@ int enc_validate_global_comm(struct encd_ucmd *ucmd, const struct enc_gcomm_args
 		err = encd_fail(ucmd, -EINVAL,
 				"World size of neff != global communicator. Recommend nrt_build_global_comm first.");
 	else if (!gcomm_try_hold(g)) {
-		enc_glb_comm_put(g);
-		return enc_init_global_comm(ucmd, a, gp, created);
+		encd_gcomm_put(g);
+		return encd_gcomm_build(ucmd, a, created);
 	}
 
 	if (err) {
-		enc_glb_comm_put(g);
-		return err;
+		encd_gcomm_put(g);
+		return ERR_PTR(err);
 	}
-	*gp = g;
-	return 0;
+	return g;
 }
 
-void enc_glb_comm_fill_header(struct enc_glb_comm *g, struct encd_glb_comm_header *h)
+/**
+ * encd_gcomm_fill_header() - the comm's read-only view for user space
+ * @g: the comm
+ * @h: out: the header, with libnrt's offsets
+ */
+void encd_gcomm_fill_header(struct encd_gcomm *g, struct encd_glb_comm_header *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->g_device_id = g->g_device_id;
@@ -308,7 +358,7 @@ void enc_glb_comm_fill_header(struct enc_glb_comm *g, struct encd_glb_comm_heade
 	strscpy(h->root_comm_id, g->root_comm_id, sizeof(h->root_comm_id));
 }
 
-/* The header keeps the original enc_glb_comm's offsets; see the uapi. */
+/* The header keeps the original encd_gcomm's offsets; see the uapi. */
 #define ASSERT_OFFSET(field, off) \
 	static_assert(offsetof(struct encd_glb_comm_header, field) == (off))
 ASSERT_OFFSET(g_device_id, 0);

@@ -8,63 +8,67 @@
  */
 #include <linux/module.h>
 
-#include "bootstrap.h"
-#include "cdev.h"
-#include "netlink.h"
-#include "registry.h"
-#include "signature.h"
-#include "topology.h"
+#include "encd_private.h"
 
 static int __init encd_init(void)
 {
 	int err;
 
-	err = enc_topology_init();
+	err = encd_topology_init();
 	if (err)
 		return err;
-	err = enc_registry_init();
+	err = encd_registry_init();
 	if (err)
 		return err;
-	err = enc_signature_init();
+	err = encd_signature_init();
 	if (err)
 		goto err_registry;
 	/*
 	 * Before /dev/encd: building a comm multicasts an event, which needs
 	 * the family registered; a dump that comes first finds no comm.
 	 */
-	err = enc_netlink_init();
+	err = encd_netlink_init();
 	if (err)
 		goto err_signature;
-	err = enc_bootstrap_init();
+	encd_auth_init();
+	err = encd_link_init();
 	if (err)
 		goto err_netlink;
-	err = enc_cdev_init();
+	encd_fault_init();
+	err = encd_cdev_init();
 	if (err)
-		goto err_bootstrap;
+		goto err_link;
 
-	pr_info("loaded, %u virtual NeuronCores\n", enc_topology_num_vcores());
+	pr_info("loaded, %u virtual NeuronCores\n", encd_topology_num_vcores());
 	return 0;
 
-err_bootstrap:
-	enc_bootstrap_exit();
+err_link:
+	encd_fault_exit();
+	encd_link_exit();
+	encd_auth_exit();
 err_netlink:
-	enc_netlink_exit();
+	encd_netlink_exit();
+	encd_failure_exit();
 err_signature:
-	enc_signature_exit();
+	encd_signature_exit();
 err_registry:
-	enc_registry_exit();
+	encd_registry_exit();
 	return err;
 }
 
 static void __exit encd_exit(void)
 {
-	enc_cdev_exit();
-	enc_bootstrap_exit();
-	enc_netlink_exit();
-	enc_signature_exit();
+	encd_cdev_exit();
+	/* Every file is closed: wait for the hosts and links going away. */
+	encd_link_exit();
+	encd_fault_exit();
+	encd_auth_exit();
+	encd_netlink_exit();
+	encd_failure_exit();
+	encd_signature_exit();
 	/* Comms are freed after an RCU grace period: wait for them. */
 	rcu_barrier();
-	enc_registry_exit();
+	encd_registry_exit();
 }
 
 module_init(encd_init);

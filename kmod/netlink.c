@@ -13,9 +13,10 @@
  * namespace, so being root in a container must not be enough.
  *
  * The family is netnsok. A global comm belongs to the network namespace
- * of the process that built it (its sockets live there). A request or a
- * listener sees the comms of its own namespace; in the initial namespace,
- * every comm of the host, so that the host's operator sees all its worlds.
+ * of the process that built it (its world's sockets live there), and only
+ * requests and listeners in that namespace see it: one namespace's worlds
+ * are none of another's business, the initial one's included (an operator
+ * looks into a namespace with nsenter -n).
  *
  * Dumps keep a cursor (a registry slot and a position under it), never a
  * reference, between their parts: each part looks the comms up again, so a
@@ -27,27 +28,19 @@
  *
  * Events are sent by the code that changes a comm or a node, under the
  * lock that serialises those changes, so they leave in the order things
- * happened. The one lock of this file, last_errors_lock, guards the comms'
- * last failures; it is a spinlock and the innermost lock: nothing is taken
- * under it and nothing sleeps.
+ * happened. A comm's last failure is kept in failure.c.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
-#include "cdev.h"
+#include "encd_private.h"
 #include "compat.h"
-#include "gcomm.h"
-#include "netlink.h"
-#include "pool.h"
-#include "registry.h"
-#include "topology.h"
 
 static struct genl_family encd_family;
 
@@ -112,18 +105,18 @@ static int nl_dump_stop(struct sk_buff *skb, int err)
 	return skb->len ? skb->len : err;
 }
 
-static bool nl_visible(const struct net *net, const struct enc_glb_comm *g)
+static bool nl_visible(const struct net *net, const struct encd_gcomm *g)
 {
-	return net_eq(net, &init_net) || net_eq(net, g->net);
+	return net_eq(net, g->net);
 }
 
 /*
  * The first comm at or after ctx->slot that @net may see and the filter
  * lets through, with a reference; ctx->slot is left at it.
  */
-static struct enc_glb_comm *nl_dump_next_gcomm(struct net *net, struct nl_dump_ctx *ctx)
+static struct encd_gcomm *nl_dump_next_gcomm(struct net *net, struct nl_dump_ctx *ctx)
 {
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	u32 nec_dev, ctx_id;
 
 	for (; ctx->slot < ENCD_SLOTS; ctx->slot++, ctx->pos = 0) {
@@ -137,12 +130,12 @@ static struct enc_glb_comm *nl_dump_next_gcomm(struct net *net, struct nl_dump_c
 			continue;
 		if (nl_visible(net, g))
 			return g;
-		enc_glb_comm_put(g);
+		encd_gcomm_put(g);
 	}
 	return NULL;
 }
 
-static int nl_put_phases(struct sk_buff *skb, int type, const struct enc_nl_phase *phases,
+static int nl_put_phases(struct sk_buff *skb, int type, const struct encd_nl_phase *phases,
 			 unsigned int n)
 {
 	struct nlattr *nest;
@@ -163,7 +156,7 @@ static int nl_put_phases(struct sk_buff *skb, int type, const struct enc_nl_phas
 	return 0;
 }
 
-static int nl_put_counters(struct sk_buff *skb, const struct enc_nl_counter *counters,
+static int nl_put_counters(struct sk_buff *skb, const struct encd_nl_counter *counters,
 			   unsigned int n)
 {
 	struct nlattr *nest;
@@ -188,7 +181,7 @@ static int nl_put_opt_u32(struct sk_buff *skb, int type, s32 value)
 	return value < 0 ? 0 : nla_put_u32(skb, type, value);
 }
 
-static int nl_put_error(struct sk_buff *skb, int type, const struct enc_nl_error *e)
+static int nl_put_error(struct sk_buff *skb, int type, const struct encd_nl_error *e)
 {
 	struct nlattr *nest;
 
@@ -209,89 +202,14 @@ static int nl_put_error(struct sk_buff *skb, int type, const struct enc_nl_error
 	return 0;
 }
 
-/*
- * The last failure of each comm's bootstrap, kept from the failure events
- * so that a comm can say in words what went wrong after its failed node is
- * gone. A record belongs to the comm with its serial (a comm built later in
- * the slot ignores it) and a world that forms again clears it.
- */
-struct nl_last_error {
-	u64 serial;
-	int err;
-	s32 phase, peer_rank, peer_g_device_id, group_id;
-	bool has_local_sig, has_peer_sig;
-	u8 local_sig[ENCD_SIG_LEN];
-	u8 peer_sig[ENCD_SIG_LEN];
-	char msg[ENCD_MSG_MAX];
-};
-
-static struct nl_last_error *last_errors[ENCD_SLOTS];
-static DEFINE_SPINLOCK(last_errors_lock);
-
-static void nl_record_failure(u8 cmd, const struct enc_nl_node *node)
+static int nl_put_last_error(struct sk_buff *skb, const struct encd_gcomm *g)
 {
-	const struct enc_nl_error *e = node->error;
-	struct nl_last_error *rec, *fresh = NULL;
-	unsigned int slot;
+	struct encd_failure rec;
+	struct encd_nl_error e;
 
-	if (WARN_ON_ONCE(node->nec_dev >= ENCD_NEC_MAX_DEVICES || node->ctx_id >= ENCD_MAX_CONTEXTS))
-		return;
-	slot = encd_slot(node->nec_dev, node->ctx_id);
-	if (cmd == ENCD_NL_CMD_WORLD_FORMED_NTF && node->global) {
-		spin_lock(&last_errors_lock);
-		rec = last_errors[slot];
-		if (rec && rec->serial == node->gcomm_serial)
-			rec->serial = 0;
-		spin_unlock(&last_errors_lock);
-		return;
-	}
-	if (!e || (cmd != ENCD_NL_CMD_WORLD_FAILED_NTF && cmd != ENCD_NL_CMD_SIG_MISMATCH_NTF))
-		return;
-
-	if (!READ_ONCE(last_errors[slot])) {
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-		if (!fresh)
-			return;
-	}
-	spin_lock(&last_errors_lock);
-	if (!last_errors[slot]) {
-		last_errors[slot] = fresh;
-		fresh = NULL;
-	}
-	rec = last_errors[slot];
-	rec->serial = node->gcomm_serial;
-	rec->err = e->err;
-	rec->phase = e->phase;
-	rec->peer_rank = e->peer_rank;
-	rec->peer_g_device_id = e->peer_g_device_id;
-	rec->group_id = e->group_id;
-	rec->has_local_sig = e->local_sig;
-	if (e->local_sig)
-		memcpy(rec->local_sig, e->local_sig, ENCD_SIG_LEN);
-	rec->has_peer_sig = e->peer_sig;
-	if (e->peer_sig)
-		memcpy(rec->peer_sig, e->peer_sig, ENCD_SIG_LEN);
-	strscpy(rec->msg, e->msg ? e->msg : "", sizeof(rec->msg));
-	spin_unlock(&last_errors_lock);
-	kfree(fresh);
-}
-
-static int nl_put_last_error(struct sk_buff *skb, const struct enc_glb_comm *g)
-{
-	unsigned int slot = encd_slot(g->nec_dev_id, g->ctx_id);
-	struct nl_last_error rec;
-	struct enc_nl_error e;
-	bool have;
-
-	spin_lock(&last_errors_lock);
-	have = last_errors[slot] && last_errors[slot]->serial == g->serial;
-	if (have)
-		rec = *last_errors[slot];
-	spin_unlock(&last_errors_lock);
-	if (!have)
+	if (!encd_failure_get(g, &rec))
 		return 0;
-
-	e = (struct enc_nl_error) {
+	e = (struct encd_nl_error) {
 		.err = rec.err,
 		.msg = rec.msg,
 		.phase = rec.phase,
@@ -304,7 +222,7 @@ static int nl_put_last_error(struct sk_buff *skb, const struct enc_glb_comm *g)
 	return nl_put_error(skb, ENCD_A_GCOMM_ERROR, &e);
 }
 
-static int nl_put_gcomm(struct sk_buff *skb, struct enc_glb_comm *g)
+static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 {
 	if (nla_put_u32(skb, ENCD_A_GCOMM_NEC_DEV, g->nec_dev_id) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_CTX, g->ctx_id) ||
@@ -334,7 +252,7 @@ static int nl_put_gcomm(struct sk_buff *skb, struct enc_glb_comm *g)
 
 /* One message about @g; the caller ends or cancels nothing. */
 static int nl_gcomm_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd,
-			struct enc_glb_comm *g, struct netlink_callback *cb)
+			struct encd_gcomm *g, struct netlink_callback *cb)
 {
 	void *hdr;
 
@@ -353,7 +271,7 @@ static int nl_gcomm_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 
 
 static int nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	struct sk_buff *msg;
 	int err;
 
@@ -366,7 +284,7 @@ static int nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
 	g = encd_get_global_comm(nla_get_u32(info->attrs[ENCD_A_GCOMM_NEC_DEV]),
 				 nla_get_u32(info->attrs[ENCD_A_GCOMM_CTX]));
 	if (g && !nl_visible(genl_info_net(info), g)) {
-		enc_glb_comm_put(g);
+		encd_gcomm_put(g);
 		g = NULL;
 	}
 	if (!g) {
@@ -387,7 +305,7 @@ static int nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = genlmsg_reply(msg, info);
 out:
-	enc_glb_comm_put(g);
+	encd_gcomm_put(g);
 	return err;
 }
 
@@ -395,7 +313,7 @@ static int nl_gcomm_get_start(struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 
-	nl_dump_filter(ctx, enc_genl_dump_attrs(cb), ENCD_A_GCOMM_NEC_DEV, ENCD_A_GCOMM_CTX, 0);
+	nl_dump_filter(ctx, encd_genl_dump_attrs(cb), ENCD_A_GCOMM_NEC_DEV, ENCD_A_GCOMM_CTX, 0);
 	return 0;
 }
 
@@ -403,14 +321,14 @@ static int nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 	struct net *net = sock_net(cb->skb->sk);
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	int err;
 
 	cb->seq = encd_registry_generation();
 	while ((g = nl_dump_next_gcomm(net, ctx))) {
 		err = nl_gcomm_msg(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				   NLM_F_MULTI, ENCD_NL_CMD_GCOMM_GET, g, cb);
-		enc_glb_comm_put(g);
+		encd_gcomm_put(g);
 		if (err)
 			return nl_dump_stop(skb, err);
 		ctx->slot++;
@@ -418,7 +336,7 @@ static int nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-static int nl_put_node(struct sk_buff *skb, const struct enc_nl_node *n, bool event)
+static int nl_put_node(struct sk_buff *skb, const struct encd_nl_node *n, bool event)
 {
 	if (nla_put_u32(skb, ENCD_A_NODE_NEC_DEV, n->nec_dev) ||
 	    nla_put_u32(skb, ENCD_A_NODE_CTX, n->ctx_id) ||
@@ -439,8 +357,17 @@ static int nl_put_node(struct sk_buff *skb, const struct enc_nl_node *n, bool ev
 	return 0;
 }
 
-int enc_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
-		     const struct enc_nl_node *node)
+/**
+ * encd_nl_dump_node() - puts one node into a NODE_GET dump
+ * @skb: the dump's message
+ * @cb: the dump
+ * @node: the node's snapshot
+ *
+ * Return: 0, or -EMSGSIZE when this part of the dump is full and the node
+ * must be put again in the next one.
+ */
+int encd_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
+		     const struct encd_nl_node *node)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 	void *hdr;
@@ -462,7 +389,7 @@ int enc_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
 
 /*
  * The comm nodes of @g from the *pos'th on: pool.c walks the pools of its
- * world and hands each node's snapshot to enc_nl_dump_node(), advancing
+ * world and hands each node's snapshot to encd_nl_dump_node(), advancing
  * *pos past each node put and returning the first error.
  */
 struct nl_walk {
@@ -470,26 +397,26 @@ struct nl_walk {
 	struct netlink_callback *cb;
 };
 
-static int nl_walk_node(void *arg, const struct enc_nl_node *node)
+static int nl_walk_node(void *arg, const struct encd_nl_node *node)
 {
 	struct nl_walk *walk = arg;
 
-	return enc_nl_dump_node(walk->skb, walk->cb, node);
+	return encd_nl_dump_node(walk->skb, walk->cb, node);
 }
 
 static int nl_dump_gcomm_nodes(struct sk_buff *skb, struct netlink_callback *cb,
-			       struct enc_glb_comm *g, unsigned long *pos)
+			       struct encd_gcomm *g, unsigned long *pos)
 {
 	struct nl_walk walk = { .skb = skb, .cb = cb };
 
-	return enc_pool_walk(g, pos, nl_walk_node, &walk);
+	return encd_nodeview_walk(g, pos, nl_walk_node, &walk);
 }
 
 static int nl_node_get_start(struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 
-	nl_dump_filter(ctx, enc_genl_dump_attrs(cb), ENCD_A_NODE_NEC_DEV, ENCD_A_NODE_CTX,
+	nl_dump_filter(ctx, encd_genl_dump_attrs(cb), ENCD_A_NODE_NEC_DEV, ENCD_A_NODE_CTX,
 		       ENCD_A_NODE_STREAM);
 	return 0;
 }
@@ -498,13 +425,13 @@ static int nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
 	struct net *net = sock_net(cb->skb->sk);
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 	int err;
 
 	cb->seq = encd_registry_generation();
 	while ((g = nl_dump_next_gcomm(net, ctx))) {
 		err = nl_dump_gcomm_nodes(skb, cb, g, &ctx->pos);
-		enc_glb_comm_put(g);
+		encd_gcomm_put(g);
 		if (err)
 			return nl_dump_stop(skb, err);
 		ctx->slot++;
@@ -515,17 +442,17 @@ static int nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 static int nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct enc_host_topology host;
+	struct encd_host_topology host;
 	struct sk_buff *msg;
 	void *hdr;
 
-	enc_topology_get_host(&host);
+	encd_topology_get_host(&host);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &encd_family, 0, ENCD_NL_CMD_TOPO_GET);
 	if (!hdr ||
-	    nla_put_u32(msg, ENCD_A_TOPO_NUM_VCORES, enc_topology_num_vcores()) ||
+	    nla_put_u32(msg, ENCD_A_TOPO_NUM_VCORES, encd_topology_num_vcores()) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_TYPE, host.pod_type) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_NODE_ID, host.pod_node_id) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_SZ, host.pod_sz) ||
@@ -542,44 +469,44 @@ static int nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
-	struct enc_host_topology host = {};
+	struct encd_host_topology host = {};
 	unsigned int which = 0;
 
 	if (attrs[ENCD_A_TOPO_POD_TYPE]) {
 		host.pod_type = nla_get_u32(attrs[ENCD_A_TOPO_POD_TYPE]);
-		which |= ENC_TOPO_POD_TYPE;
+		which |= ENCD_TOPO_POD_TYPE;
 	}
 	if (attrs[ENCD_A_TOPO_POD_NODE_ID]) {
 		host.pod_node_id = nla_get_u32(attrs[ENCD_A_TOPO_POD_NODE_ID]);
-		which |= ENC_TOPO_POD_NODE_ID;
+		which |= ENCD_TOPO_POD_NODE_ID;
 	}
 	if (attrs[ENCD_A_TOPO_POD_SZ]) {
 		host.pod_sz = nla_get_u32(attrs[ENCD_A_TOPO_POD_SZ]);
-		which |= ENC_TOPO_POD_SZ;
+		which |= ENCD_TOPO_POD_SZ;
 	}
 	if (attrs[ENCD_A_TOPO_RESERVATION_ID]) {
 		host.reservation_id = nla_get_u64(attrs[ENCD_A_TOPO_RESERVATION_ID]);
-		which |= ENC_TOPO_RESERVATION_ID;
+		which |= ENCD_TOPO_RESERVATION_ID;
 	}
 	if (attrs[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE]) {
 		host.virtual_server_size = nla_get_u32(attrs[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE]);
-		which |= ENC_TOPO_VIRTUAL_SERVER_SIZE;
+		which |= ENCD_TOPO_VIRTUAL_SERVER_SIZE;
 	}
 	if (!which) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give at least one topology attribute");
 		return -EINVAL;
 	}
-	enc_topology_set_host(&host, which);
+	encd_topology_set_host(&host, which);
 	return 0;
 }
 
 static int nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct enc_vcore vc;
+	struct encd_vcore vc;
 	u32 vnc;
 	void *hdr;
 
-	for (vnc = cb->args[0]; !enc_topology_get_vcore(vnc, &vc); vnc++) {
+	for (vnc = cb->args[0]; !encd_topology_get_vcore(vnc, &vc); vnc++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &encd_family, NLM_F_MULTI, ENCD_NL_CMD_VCORE_GET);
 		if (!hdr)
@@ -599,30 +526,26 @@ static int nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/*
- * Multicasts @skb to the listeners of @net and, when that is another
- * namespace, to those of the initial one, which see every comm.
- */
+/* Multicasts @skb to the listeners of @net, the comm's namespace. */
 static void nl_multicast(struct sk_buff *skb, struct net *net)
 {
-	struct sk_buff *copy;
-
-	if (!net_eq(net, &init_net)) {
-		copy = skb_clone(skb, GFP_KERNEL);
-		if (copy)
-			genlmsg_multicast_netns(&encd_family, &init_net, copy, 0,
-						ENCD_NLGRP_EVENTS, GFP_KERNEL);
-	}
 	genlmsg_multicast_netns(&encd_family, net, skb, 0, ENCD_NLGRP_EVENTS, GFP_KERNEL);
 }
 
 static bool nl_has_listeners(struct net *net)
 {
-	return genl_has_listeners(&encd_family, net, ENCD_NLGRP_EVENTS) ||
-	       genl_has_listeners(&encd_family, &init_net, ENCD_NLGRP_EVENTS);
+	return genl_has_listeners(&encd_family, net, ENCD_NLGRP_EVENTS);
 }
 
-void enc_nl_notify_gcomm(u8 cmd, struct enc_glb_comm *g)
+/**
+ * encd_nl_notify_gcomm() - multicasts a global comm event
+ * @cmd: ENCD_NL_CMD_GCOMM_ADD_NTF, or ENCD_NL_CMD_GCOMM_DEL_NTF before the
+ *	comm is unpublished, while it is still whole
+ * @g: the comm
+ *
+ * Process context; never fails the caller.
+ */
+void encd_nl_notify_gcomm(u8 cmd, struct encd_gcomm *g)
 {
 	struct sk_buff *skb;
 
@@ -638,12 +561,22 @@ void enc_nl_notify_gcomm(u8 cmd, struct enc_glb_comm *g)
 	nl_multicast(skb, g->net);
 }
 
-void enc_nl_notify_node(u8 cmd, struct net *net, const struct enc_nl_node *node)
+/**
+ * encd_nl_notify_node() - multicasts a comm node event
+ * @cmd: ENCD_NL_CMD_WORLD_FORMED_NTF, _WORLD_FAILED_NTF, _SIG_MISMATCH_NTF
+ *	or _NODE_DEL_NTF
+ * @net: the network namespace of the node's global comm
+ * @node: the node's snapshot (its error, for a failure)
+ *
+ * The comm's last failure is kept too (failure.c). Process context; never
+ * fails the caller.
+ */
+void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *node)
 {
 	struct sk_buff *skb;
 	void *hdr;
 
-	nl_record_failure(cmd, node);
+	encd_failure_record(cmd, node);
 	if (!nl_has_listeners(net))
 		return;
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -705,18 +638,22 @@ static struct genl_family encd_family __ro_after_init = {
 	.module = THIS_MODULE,
 };
 
-int __init enc_netlink_init(void)
+/**
+ * encd_netlink_init() - registers the "encd" family
+ *
+ * Return: 0 or genl_register_family()'s error.
+ */
+int __init encd_netlink_init(void)
 {
 	return genl_register_family(&encd_family);
 }
 
-void enc_netlink_exit(void)
+/**
+ * encd_netlink_exit() - unregisters the "encd" family
+ */
+void encd_netlink_exit(void)
 {
-	unsigned int slot;
-
 	genl_unregister_family(&encd_family);
-	for (slot = 0; slot < ENCD_SLOTS; slot++)
-		kfree(last_errors[slot]);
 }
 
 MODULE_ALIAS_GENL_FAMILY(ENCD_GENL_NAME);

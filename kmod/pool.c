@@ -1,88 +1,151 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Comm pools: per (nec_dev, ctx, stream) hash tables of comm nodes keyed by
- * the byte image of bootstrap_participants, as the seed's nccl_comm_pool.
- * The hash is jhash over the key (and the stream); a lookup compares full
- * keys. Replica groups with identical bootstrap participants share a node.
+ * Comm pools: per (rank, stream) hash tables of comm nodes keyed by the
+ * byte image of bootstrap_participants, as libnrt's nccl_comm_pool. The
+ * hash is jhash over the key and the stream; a lookup compares full keys.
+ * Replica groups with identical bootstrap participants share a node.
  *
- * Locking: every pool and node belongs to one world, and the world is only
- * used under its core's setup mutex (encd_setup_mutex()); so no lock here.
+ * The world's own node is kept out of the pools (Documentation/
+ * assumptions.rst): a replica group whose participants are the whole world
+ * in order, on stream 0, gets a node of its own, whose bootstrap validates
+ * the group's signature like any other.
+ *
+ * Locking: pools and nodes change under their host's lock; a node's
+ * references are the pool's (until it fails or its rank goes), its groups'
+ * and the world's, and those of the operations waiting on it.
  */
 #include <linux/jhash.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "barrier.h"
-#include "bootstrap.h"
-#include "gcomm.h"
-#include "netlink.h"
-#include "pool.h"
+#include "encd_private.h"
 
-DEFINE_MUTEX(enc_pool_view_lock);
-
-static u32 key_hash(u32 stream_id, const u32 *key, u32 n)
+/**
+ * encd_node_tag() - a node's tag: the hash of its key and stream
+ * @stream_id: its stream
+ * @key: its bootstrap_participants
+ * @n: their number
+ * @global: the world's own node, which hashes apart from a group's
+ *
+ * Return: the tag its messages carry.
+ */
+u32 encd_node_tag(u32 stream_id, const u32 *key, u32 n, bool global)
 {
-	return jhash2(key, n, stream_id);
+	return jhash2(key, n, stream_id + (global ? 0x100 : 0));
 }
 
-void *enc_kvmemdup(const void *src, size_t len)
+/**
+ * encd_kvmemdup() - a kvmalloc()'ed copy (6.1 has no kvmemdup())
+ * @src: what to copy
+ * @len: its length
+ *
+ * Return: the copy, or NULL.
+ */
+void *encd_kvmemdup(const void *src, size_t len)
 {
-	void *p = kvmalloc(len, GFP_KERNEL);
+	void *p = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 
 	if (p)
 		memcpy(p, src, len);
 	return p;
 }
 
-void enc_pool_init(struct enc_pool *pool)
+/**
+ * encd_pool_find() - the node a key has in a rank's pool
+ * @r: the rank; the caller holds its host's lock
+ * @stream_id: the pool's stream
+ * @key: bootstrap_participants
+ * @n: their number
+ *
+ * Return: a counted reference, or NULL.
+ */
+struct encd_node *encd_pool_find(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n)
 {
-	hash_init(pool->table);
-}
+	u32 tag = encd_node_tag(stream_id, key, n, false);
+	struct encd_node *node;
 
-bool enc_pool_empty(struct enc_pool *pool)
-{
-	return hash_empty(pool->table);
-}
-
-struct enc_node *enc_pool_find(struct enc_pool *pool, u32 stream_id, const u32 *key, u32 n)
-{
-	u32 hash = key_hash(stream_id, key, n);
-	struct enc_node *node;
-
-	hash_for_each_possible(pool->table, node, hnode, hash) {
-		if (node->hash == hash && node->rank_n == n &&
+	hash_for_each_possible(r->pools[stream_id].table, node, hnode, tag) {
+		if (node->tag == tag && node->rank_n == n && node->in_pool &&
 		    !memcmp(node->key, key, n * sizeof(*key)))
-			return enc_node_get(node);
+			return encd_node_get(node);
 	}
 	return NULL;
 }
 
-struct enc_node *enc_pool_add(struct enc_pool *pool, struct enc_world *w, u32 stream_id,
-			      const u32 *key, u32 n)
+/**
+ * encd_node_by_tag() - the node of a rank that a message is for
+ * @r: the rank; the caller holds its host's lock
+ * @tag: the tag the message carries
+ *
+ * Return: the node (not counted), or NULL when the rank has none by now.
+ */
+struct encd_node *encd_node_by_tag(struct encd_rank *r, u32 tag)
 {
-	struct enc_node *node;
+	struct encd_node *node;
+	unsigned int s;
 
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (r->global_node && r->global_node->tag == tag)
+		return r->global_node;
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++)
+		hash_for_each_possible(r->pools[s].table, node, hnode, tag)
+			if (node->tag == tag && node->in_pool)
+				return node;
+	return NULL;
+}
+
+/**
+ * encd_node_alloc() - a new node, not yet bootstrapped
+ * @r: its rank; the caller holds its host's lock
+ * @stream_id: its stream
+ * @key: bootstrap_participants
+ * @n: their number
+ * @brank: this rank's place among them
+ * @group_id: the replica group it is made for, or ENCD_GROUP_GLOBAL
+ *
+ * A group's node goes into the rank's pool of @stream_id (which holds a
+ * reference); the world's does not. The caller gets a reference.
+ *
+ * Return: the node, or NULL when out of memory.
+ */
+struct encd_node *encd_node_alloc(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n,
+				  u32 brank, u32 group_id)
+{
+	bool global = group_id == ENCD_GROUP_GLOBAL;
+	struct encd_node *node;
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
-	node->key = enc_kvmemdup(key, n * sizeof(*key));
+	node->key = encd_kvmemdup(key, n * sizeof(*key));
 	if (!node->key) {
 		kfree(node);
 		return NULL;
 	}
 	kref_init(&node->ref);
-	node->w = w;
+	node->rank = r;
 	node->rank_n = n;
+	node->brank = brank;
 	node->stream_id = stream_id;
-	node->hash = key_hash(stream_id, key, n);
+	node->group_id = group_id;
+	node->global = global;
+	node->tag = encd_node_tag(stream_id, key, n, global);
 	node->state = ENCD_NODE_PENDING;
-	mutex_lock(&enc_pool_view_lock);
-	hash_add(pool->table, &node->hnode, node->hash);
-	mutex_unlock(&enc_pool_view_lock);
+	INIT_LIST_HEAD(&node->lb_node);
+	if (!global) {
+		node->in_pool = true;
+		hash_add(r->pools[stream_id].table, &node->hnode, node->tag);
+		encd_node_get(node);
+	}
 	return node;
 }
 
-struct enc_node *enc_node_get(struct enc_node *node)
+/**
+ * encd_node_get() - takes a reference to a node
+ * @node: the node, or NULL
+ *
+ * Return: @node.
+ */
+struct encd_node *encd_node_get(struct encd_node *node)
 {
 	if (node)
 		kref_get(&node->ref);
@@ -91,113 +154,95 @@ struct enc_node *enc_node_get(struct enc_node *node)
 
 static void node_release(struct kref *ref)
 {
-	struct enc_node *node = container_of(ref, struct enc_node, ref);
+	struct encd_node *node = container_of(ref, struct encd_node, ref);
 
-	if (node->state == ENCD_NODE_READY)
-		enc_node_notify(node, ENCD_NL_CMD_NODE_DEL_NTF, NULL);
-	mutex_lock(&enc_pool_view_lock);
-	hash_del(&node->hnode);
-	mutex_unlock(&enc_pool_view_lock);
-	enc_lbarrier_put(node->lb);
+	WARN_ON(node->in_pool);
+	WARN_ON(node->lb);
 	memzero_explicit(node->uid, sizeof(node->uid));
+	memzero_explicit(node->ring_uid, sizeof(node->ring_uid));
 	kvfree(node->key);
 	kfree(node);
 }
 
-void enc_node_put(struct enc_node *node)
+/**
+ * encd_node_put() - drops a reference to a node
+ * @node: the node, or NULL
+ *
+ * The last one frees it; by then it is out of its pool and its local
+ * barrier (encd_node_unpool(), encd_lbarrier_leave()).
+ */
+void encd_node_put(struct encd_node *node)
 {
 	if (node)
 		kref_put(&node->ref, node_release);
 }
 
-struct snapshot {
-	struct enc_nl_node n;
-	struct enc_nl_phase phases[ENCD_PHASE_N];
-	struct enc_nl_counter counters[ENC_COUNTERS_MAX];
-};
-
-static void snapshot(struct enc_node *node, struct snapshot *s)
+/**
+ * encd_node_users() - who uses a node: its groups, the world, waiters
+ * @node: the node
+ *
+ * Return: its references but the pool's.
+ */
+u32 encd_node_users(struct encd_node *node)
 {
-	struct enc_world *w = node->w;
-	unsigned int i;
-
-	memset(s, 0, sizeof(*s));
-	s->n.nec_dev = w->g->nec_dev_id;
-	s->n.ctx_id = w->g->ctx_id;
-	s->n.stream_id = node->stream_id;
-	s->n.gcomm_serial = w->g->serial;
-	s->n.participants = node->key;
-	s->n.rank = node->rank;
-	s->n.rank_n = node->rank_n;
-	s->n.refcnt = kref_read(&node->ref);
-	s->n.state = READ_ONCE(node->state);
-	s->n.global = node->global;
-	s->n.groups = node->groups;
-	s->n.phases = s->phases;
-	if (node->global && w->rendezvous_ns) {
-		s->phases[0].id = ENCD_PHASE_RENDEZVOUS;
-		s->phases[0].start_ns = w->rendezvous_start;
-		s->phases[0].duration_ns = w->rendezvous_ns;
-		s->n.n_phases = 1;
-	}
-	for (i = ENCD_PHASE_VALIDATE; i < ENCD_PHASE_N; i++) {
-		if (!node->phase_start[i])
-			continue;
-		s->phases[s->n.n_phases].id = i;
-		s->phases[s->n.n_phases].start_ns = node->phase_start[i];
-		s->phases[s->n.n_phases].duration_ns = node->phase_ns[i];
-		s->n.n_phases++;
-	}
-	s->n.counters = s->counters;
-	for (i = 0; i < node->stats.n && i < ENC_COUNTERS_MAX; i++) {
-		s->counters[i].type = enc_msg_type_uapi(node->stats.c[i].type);
-		s->counters[i].size = node->stats.c[i].size;
-		s->counters[i].tx = node->stats.c[i].tx;
-		s->counters[i].rx = node->stats.c[i].rx;
-	}
-	s->n.n_counters = i;
+	return kref_read(&node->ref) - node->in_pool;
 }
 
-void enc_node_notify(struct enc_node *node, u8 cmd, const struct enc_nl_error *e)
+/**
+ * encd_node_unpool() - takes a node out of its rank's pool
+ * @node: the node; the caller holds its host's lock
+ *
+ * A failed node goes, so that the next attempt makes a new one; every node
+ * goes with its rank. Drops the pool's reference.
+ */
+void encd_node_unpool(struct encd_node *node)
 {
-	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
-
-	if (!s)
+	if (!node->in_pool)
 		return;
-	snapshot(node, s);
-	s->n.error = e;
-	enc_nl_notify_node(cmd, node->w->g->net, &s->n);
-	kfree(s);
+	node->in_pool = false;
+	hash_del(&node->hnode);
+	encd_node_put(node);
 }
 
-int enc_pool_walk(struct enc_glb_comm *g, unsigned long *pos,
-		  int (*fn)(void *arg, const struct enc_nl_node *node), void *arg)
+/**
+ * encd_pool_init() - empty pools for a new rank
+ * @r: the rank
+ */
+void encd_pool_init(struct encd_rank *r)
 {
-	unsigned long idx = 0;
-	struct enc_node *node;
-	struct enc_world *w;
-	struct snapshot *s;
-	unsigned int i, bkt;
-	int err = 0;
+	unsigned int s;
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	mutex_lock(&enc_pool_view_lock);
-	w = g->world;
-	for (i = 0; w && i < ENCD_MAX_STREAM_N; i++) {
-		hash_for_each(w->pools[i].table, bkt, node, hnode) {
-			if (idx++ < *pos)
-				continue;
-			snapshot(node, s);
-			err = fn(arg, &s->n);
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++)
+		hash_init(r->pools[s].table);
+}
+
+/**
+ * encd_pool_for_each() - calls @fn for each node of a rank, the world's first
+ * @r: the rank; the caller holds its host's lock
+ * @fn: the callback; stops the walk when it returns non-zero
+ * @arg: for @fn
+ *
+ * Return: the first non-zero @fn returned, or 0.
+ */
+int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, void *arg),
+		       void *arg)
+{
+	struct encd_node *node;
+	struct hlist_node *tmp;
+	unsigned int s, bkt;
+	int err;
+
+	if (r->global_node) {
+		err = fn(r->global_node, arg);
+		if (err)
+			return err;
+	}
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
+		hash_for_each_safe(r->pools[s].table, bkt, tmp, node, hnode) {
+			err = fn(node, arg);
 			if (err)
-				goto out;
-			(*pos)++;
+				return err;
 		}
 	}
-out:
-	mutex_unlock(&enc_pool_view_lock);
-	kfree(s);
-	return err;
+	return 0;
 }

@@ -21,12 +21,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 
-#include "cdev.h"
-#include "gcomm.h"
-#include "program.h"
-#include "registry.h"
-#include "signature.h"
-#include "topology.h"
+#include "encd_private.h"
 
 #define GROUP_FLAGS	(ENCD_PROG_GROUP_SENDRECV | ENCD_PROG_GROUP_NCCL_MESH_SUPPORTED | \
 			 ENCD_PROG_GROUP_MUST_USE_RING_ALG)
@@ -42,7 +37,7 @@ struct stp_key {
 /* One parse of one description. */
 struct parser {
 	struct encd_ucmd *ucmd;
-	struct enc_program *prog;
+	struct encd_program *prog;
 	const struct encd_prog_group *groups;
 	const struct encd_prog_stp *stps;
 	const struct encd_prog_vec *pairs;
@@ -57,7 +52,7 @@ struct parser {
 #define bad(ps, fmt, ...) \
 	encd_fail((ps)->ucmd, -EINVAL, "Invalid program: " fmt, ##__VA_ARGS__)
 
-static void program_free(struct enc_program *prog)
+static void program_free(struct encd_program *prog)
 {
 	if (!prog)
 		return;
@@ -66,7 +61,7 @@ static void program_free(struct enc_program *prog)
 	kvfree(prog->ops);
 	kvfree(prog->ids);
 	kvfree(prog->sig_bytes);
-	enc_glb_comm_put(prog->g);
+	encd_gcomm_put(prog->g);
 	kfree(prog);
 }
 
@@ -120,9 +115,9 @@ static int find_repeat(struct parser *ps, const u32 *ids, u32 n, u32 *dup)
  * world and none twice. @fmt names the list in the failure sentence.
  */
 static __printf(5, 6) int take_list(struct parser *ps, const struct encd_prog_vec *v,
-				    u32 min_len, struct enc_ids *out, const char *fmt, ...)
+				    u32 min_len, struct encd_ids *out, const char *fmt, ...)
 {
-	struct enc_program *prog = ps->prog;
+	struct encd_program *prog = ps->prog;
 	u32 off = le32_to_cpu(v->off), len = le32_to_cpu(v->len);
 	char where[48], why[96];
 	const u32 *ids;
@@ -177,7 +172,7 @@ fail:
 static int parse_header(struct parser *ps, const void *blob, size_t len)
 {
 	const struct encd_prog_header *hdr = blob;
-	struct enc_program *prog = ps->prog;
+	struct encd_program *prog = ps->prog;
 	size_t need, at;
 
 	if (len < sizeof(*hdr))
@@ -230,7 +225,7 @@ static int parse_header(struct parser *ps, const void *blob, size_t len)
 
 static int alloc_tables(struct parser *ps, const void *blob)
 {
-	struct enc_program *prog = ps->prog;
+	struct encd_program *prog = ps->prog;
 	const __le32 *raw;
 	u32 i;
 
@@ -252,7 +247,7 @@ static int alloc_tables(struct parser *ps, const void *blob)
 static int parse_group(struct parser *ps, u32 i, u16 *seen)
 {
 	const struct encd_prog_group *in = &ps->groups[i];
-	struct enc_replica_group *rg = &ps->prog->groups[i];
+	struct encd_replica_group *rg = &ps->prog->groups[i];
 	int err;
 
 	rg->group_id = le32_to_cpu(in->group_id);
@@ -264,8 +259,8 @@ static int parse_group(struct parser *ps, u32 i, u16 *seen)
 	rg->stream_id = le32_to_cpu(in->stream_id);
 	rg->bootstrap_rank = le32_to_cpu(in->bootstrap_rank);
 	rg->flags = le32_to_cpu(in->flags);
-	rg->first_op = ENC_OP_NONE;
-	rg->last_op = ENC_OP_NONE;
+	rg->first_op = ENCD_OP_CHAIN_END;
+	rg->last_op = ENCD_OP_CHAIN_END;
 
 	if (rg->group_id >= ENCD_MAX_COMM_N)
 		return bad(ps, "group_id %u is not below %u", rg->group_id, ENCD_MAX_COMM_N);
@@ -308,14 +303,14 @@ static int parse_group(struct parser *ps, u32 i, u16 *seen)
 static int parse_stp(struct parser *ps, u32 i)
 {
 	const struct encd_prog_stp *in = &ps->stps[i];
-	struct enc_src_target_pairs *stp = &ps->prog->stps[i];
-	struct enc_ids *pairs;
+	struct encd_src_target_pairs *stp = &ps->prog->stps[i];
+	struct encd_ids *pairs;
 	u32 off, j;
 	int err;
 
 	stp->id = le32_to_cpu(in->id);
-	stp->first_op = ENC_OP_NONE;
-	stp->last_op = ENC_OP_NONE;
+	stp->first_op = ENCD_OP_CHAIN_END;
+	stp->last_op = ENCD_OP_CHAIN_END;
 	if (stp->id > S32_MAX)
 		return bad(ps, "stp id %u is above %d", stp->id, S32_MAX);
 	if (in->__reserved)
@@ -361,7 +356,7 @@ static struct stp_key *find_stp(struct parser *ps, u32 id)
 /* Sorts the stp ids so that ops can name them in O(log n), and finds repeats. */
 static int index_stps(struct parser *ps)
 {
-	struct enc_program *prog = ps->prog;
+	struct encd_program *prog = ps->prog;
 	struct stp_key *k;
 	u32 i;
 
@@ -371,7 +366,7 @@ static int index_stps(struct parser *ps)
 			return bad(ps, "stp id %u appears twice", ps->stp_keys[i].id);
 
 	for (i = 0; i < prog->n_groups; i++) {
-		struct enc_replica_group *rg = &prog->groups[i];
+		struct encd_replica_group *rg = &prog->groups[i];
 
 		if (rg->src_target_pairs_id == -1)
 			continue;
@@ -385,9 +380,9 @@ static int index_stps(struct parser *ps)
 }
 
 /* Appends op @i to its owner's chain. */
-static void chain_op(struct enc_program *prog, u32 *first, u32 *last, u32 i)
+static void chain_op(struct encd_program *prog, u32 *first, u32 *last, u32 i)
 {
-	if (*last == ENC_OP_NONE)
+	if (*last == ENCD_OP_CHAIN_END)
 		*first = i;
 	else
 		prog->ops[*last].next = i;
@@ -396,8 +391,8 @@ static void chain_op(struct enc_program *prog, u32 *first, u32 *last, u32 i)
 
 static int parse_ops(struct parser *ps)
 {
-	struct enc_program *prog = ps->prog;
-	struct enc_replica_group *by_id[ENCD_MAX_COMM_N] = {};
+	struct encd_program *prog = ps->prog;
+	struct encd_replica_group *by_id[ENCD_MAX_COMM_N] = {};
 	u32 counted[ENCD_MAX_COMM_N] = {};
 	u32 i;
 
@@ -406,7 +401,7 @@ static int parse_ops(struct parser *ps)
 
 	for (i = 0; i < prog->n_ops; i++) {
 		const struct encd_prog_op *in = &ps->ops[i];
-		struct enc_op *op = &prog->ops[i];
+		struct encd_queue_op *op = &prog->ops[i];
 		u32 flags = le32_to_cpu(in->flags);
 		u32 owner = le32_to_cpu(in->owner);
 
@@ -416,7 +411,7 @@ static int parse_ops(struct parser *ps)
 		op->dtype = le32_to_cpu(in->dtype);
 		op->alg = le32_to_cpu(in->alg);
 		op->channel = le32_to_cpu(in->channel);
-		op->next = ENC_OP_NONE;
+		op->next = ENCD_OP_CHAIN_END;
 
 		if (op->op < ENCD_OP_ALL_REDUCE || op->op > ENCD_OP_BROADCAST)
 			return bad(ps, "op %u has unknown op code %u", i, op->op);
@@ -430,14 +425,14 @@ static int parse_ops(struct parser *ps)
 
 		if (flags & ENCD_PROG_OP_STP) {
 			struct stp_key *k = find_stp(ps, owner);
-			struct enc_src_target_pairs *stp;
+			struct encd_src_target_pairs *stp;
 
 			if (!k)
 				return bad(ps, "op %u names stp %u, which does not exist", i, owner);
 			stp = &prog->stps[k->idx];
 			chain_op(prog, &stp->first_op, &stp->last_op, i);
 		} else {
-			struct enc_replica_group *rg;
+			struct encd_replica_group *rg;
 
 			rg = owner < ENCD_MAX_COMM_N ? by_id[owner] : NULL;
 			if (!rg)
@@ -448,7 +443,7 @@ static int parse_ops(struct parser *ps)
 	}
 
 	for (i = 0; i < prog->n_groups; i++) {
-		struct enc_replica_group *rg = &prog->groups[i];
+		struct encd_replica_group *rg = &prog->groups[i];
 
 		if (rg->num_ops != counted[rg->group_id])
 			return bad(ps, "group %u says num_ops %u but %u ops name it",
@@ -459,7 +454,7 @@ static int parse_ops(struct parser *ps)
 
 static int parse_lists(struct parser *ps)
 {
-	struct enc_program *prog = ps->prog;
+	struct encd_program *prog = ps->prog;
 	u16 seen = 0;
 	u32 i;
 	int err;
@@ -488,17 +483,17 @@ static int parse_lists(struct parser *ps)
  * program takes its own reference) in the PARSE state.
  */
 static int program_parse(struct encd_ucmd *ucmd, const void *blob, size_t len,
-			 struct enc_glb_comm *g, struct enc_program **progp)
+			 struct encd_gcomm *g, struct encd_program **progp)
 {
 	struct parser ps = { .ucmd = ucmd };
-	struct enc_program *prog;
+	struct encd_program *prog;
 	int err;
 
 	prog = kzalloc(sizeof(*prog), GFP_KERNEL_ACCOUNT);
 	if (!prog)
 		return encd_fail(ucmd, -ENOMEM, "Out of memory for a program");
 	prog->state = ENCD_PROGRAM_PARSE;
-	prog->g = enc_glb_comm_get(g);
+	prog->g = encd_gcomm_get(g);
 	prog->g_device_id = g->g_device_id;
 	prog->g_device_cnt = g->g_device_cnt;
 	ps.prog = prog;
@@ -512,7 +507,7 @@ static int program_parse(struct encd_ucmd *ucmd, const void *blob, size_t len,
 		err = index_stps(&ps);
 	if (!err)
 		err = parse_ops(&ps);
-	if (!err && enc_signature_prepare(prog))
+	if (!err && encd_signature_prepare(prog))
 		err = encd_fail(ucmd, -ENOMEM, "Out of memory for the signature of a program of %u ops",
 				prog->n_ops);
 
@@ -526,66 +521,53 @@ static int program_parse(struct encd_ucmd *ucmd, const void *blob, size_t len,
 	return 0;
 }
 
-static int resolve_slot(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, unsigned int *slot)
-{
-	struct enc_vcore vcore;
-
-	if (enc_topology_get_vcore(vnc, &vcore))
-		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", vnc);
-	if (ctx_id >= ENCD_MAX_CONTEXTS)
-		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
-				 ctx_id, ENCD_MAX_CONTEXTS);
-	*slot = encd_slot(vcore.nec_dev_id, ctx_id);
-	return 0;
-}
-
-/* The global comm this file holds in @slot, counted; or an error. */
-static struct enc_glb_comm *held_comm(struct encd_ucmd *ucmd, unsigned int slot, u32 vnc,
-				      u32 ctx_id)
+/**
+ * encd_program_find() - the program a file loaded on a core and context
+ * @ucmd: the command; its failure sentence is set on error
+ * @vnc: the virtual NeuronCore the caller named
+ * @ctx_id: the context the caller named
+ *
+ * The program must still be bound to the global comm the file holds there.
+ * The caller holds ucmd->file->lock for as long as it uses the program.
+ *
+ * Return: the program, or an ERR_PTR() (-ENODEV, -EINVAL, -ENOENT).
+ */
+struct encd_program *encd_program_find(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id)
 {
 	struct encd_file *file = ucmd->file;
-	struct enc_glb_comm *g;
-
-	lockdep_assert_held(&file->lock);
-	g = test_bit(slot, file->held) ?
-		encd_get_global_comm(slot / ENCD_MAX_CONTEXTS, ctx_id) : NULL;
-	if (!g)
-		encd_fail(ucmd, -ENOENT,
-			  "This file does not hold the global comm of core %u context %u",
-			  vnc, ctx_id);
-	return g;
-}
-
-int enc_program_find(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, struct enc_program **progp)
-{
-	struct encd_file *file = ucmd->file;
-	struct enc_program *prog;
-	struct enc_glb_comm *g;
+	struct encd_program *prog;
+	struct encd_gcomm *g;
 	unsigned int slot;
 	int err;
 
 	lockdep_assert_held(&file->lock);
-	err = resolve_slot(ucmd, vnc, ctx_id, &slot);
+	err = encd_ucmd_slot(ucmd, vnc, ctx_id, &slot);
 	if (err)
-		return err;
+		return ERR_PTR(err);
 	prog = file->programs[slot];
 	if (!prog)
-		return encd_fail(ucmd, -ENOENT, "No program is loaded on core %u context %u",
-				 vnc, ctx_id);
-	g = held_comm(ucmd, slot, vnc, ctx_id);
-	if (!g)
-		return -ENOENT;
-	enc_glb_comm_put(g);
-	/* Our reference keeps prog->g's address from being reused. */
+		return ERR_PTR(encd_fail(ucmd, -ENOENT, "No program is loaded on core %u context %u",
+					 vnc, ctx_id));
+	g = encd_ucmd_get_gcomm(ucmd, vnc, ctx_id, ENCD_UCMD_HELD | ENCD_UCMD_LOCKED);
+	if (IS_ERR(g))
+		return ERR_CAST(g);
+	encd_gcomm_put(g);
+	/* Our reference kept prog->g's address from being reused. */
 	if (g != prog->g)
-		return encd_fail(ucmd, -ENOENT,
-				 "The global comm the program on core %u context %u was loaded for is gone; load it again",
-				 vnc, ctx_id);
-	*progp = prog;
-	return 0;
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "The global comm the program on core %u context %u was loaded for is gone; load it again",
+					 vnc, ctx_id));
+	return prog;
 }
 
-int enc_program_seal(struct encd_ucmd *ucmd, struct enc_program *prog)
+/**
+ * encd_program_seal() - PARSE -> LOADED
+ * @ucmd: the command, for the failure sentence
+ * @prog: the program; the caller holds its file's lock
+ *
+ * Return: 0, or -EINVAL in any other state.
+ */
+int encd_program_seal(struct encd_ucmd *ucmd, struct encd_program *prog)
 {
 	if (prog->state != ENCD_PROGRAM_PARSE)
 		return encd_fail(ucmd, -EINVAL, "Cannot seal a program that is not in parse state");
@@ -593,7 +575,11 @@ int enc_program_seal(struct encd_ucmd *ucmd, struct enc_program *prog)
 	return 0;
 }
 
-void enc_program_release_file(struct encd_file *file)
+/**
+ * encd_program_release_file() - frees every program of a file that is going
+ * @file: the file; nobody else can reach it any more
+ */
+void encd_program_release_file(struct encd_file *file)
 {
 	unsigned int slot;
 
@@ -603,19 +589,25 @@ void enc_program_release_file(struct encd_file *file)
 	}
 }
 
-int enc_program_ioctl_load(struct encd_ucmd *ucmd)
+/**
+ * encd_program_ioctl_load() - ENCD_IOC_PROGRAM_LOAD: parses and keeps a program
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_program_ioctl_load(struct encd_ucmd *ucmd)
 {
 	struct encd_program_load *cmd = ucmd->cmd;
 	struct encd_file *file = ucmd->file;
-	struct enc_program *prog = NULL, *old;
-	struct enc_glb_comm *g;
+	struct encd_program *prog = NULL, *old;
+	struct encd_gcomm *g;
 	unsigned int slot;
 	void *blob;
 	int err;
 
 	if (cmd->__reserved)
 		return encd_fail(ucmd, -EINVAL, "encd_program_load.__reserved must be 0");
-	err = resolve_slot(ucmd, cmd->vnc, cmd->ctx_id, &slot);
+	err = encd_ucmd_slot(ucmd, cmd->vnc, cmd->ctx_id, &slot);
 	if (err)
 		return err;
 	if (cmd->prog_len > ENCD_PROG_MAX_SIZE)
@@ -638,9 +630,9 @@ int enc_program_ioctl_load(struct encd_ucmd *ucmd)
 	}
 
 	mutex_lock(&file->lock);
-	g = held_comm(ucmd, slot, cmd->vnc, cmd->ctx_id);
-	if (!g) {
-		err = -ENOENT;
+	g = encd_ucmd_get_gcomm(ucmd, cmd->vnc, cmd->ctx_id, ENCD_UCMD_HELD | ENCD_UCMD_LOCKED);
+	if (IS_ERR(g)) {
+		err = PTR_ERR(g);
 		goto out;
 	}
 	old = file->programs[slot];
@@ -657,7 +649,7 @@ int enc_program_ioctl_load(struct encd_ucmd *ucmd)
 		prog = old;
 	}
 out_put:
-	enc_glb_comm_put(g);
+	encd_gcomm_put(g);
 out:
 	mutex_unlock(&file->lock);
 	program_free(prog);
@@ -665,18 +657,25 @@ out:
 	return err;
 }
 
-int enc_program_ioctl_sign(struct encd_ucmd *ucmd)
+/**
+ * encd_program_ioctl_sign() - ENCD_IOC_PROGRAM_SIGN: signs the file's program
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_program_ioctl_sign(struct encd_ucmd *ucmd)
 {
 	struct encd_program_sign *cmd = ucmd->cmd;
 	struct encd_file *file = ucmd->file;
-	struct enc_program *prog;
+	struct encd_program *prog;
 	u32 i;
 	int err;
 
 	mutex_lock(&file->lock);
-	err = enc_program_find(ucmd, cmd->vnc, cmd->ctx_id, &prog);
+	prog = encd_program_find(ucmd, cmd->vnc, cmd->ctx_id);
+	err = PTR_ERR_OR_ZERO(prog);
 	if (!err)
-		err = enc_calculate_signature(ucmd, prog, cmd->head.flags);
+		err = encd_program_sign(ucmd, prog, cmd->head.flags);
 	if (!err) {
 		memcpy(cmd->signature, prog->signature, sizeof(cmd->signature));
 		cmd->n_groups_hashed = 0;
@@ -695,18 +694,25 @@ static void fill_sig(struct encd_prog_sig *s, u32 id, bool hashed, const u8 *sig
 	memcpy(s->signature, sig, sizeof(s->signature));
 }
 
-int enc_program_ioctl_get_signatures(struct encd_ucmd *ucmd)
+/**
+ * encd_program_ioctl_get_signatures() - ENCD_IOC_PROGRAM_GET_SIGNATURES: the last signing's digests
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_program_ioctl_get_signatures(struct encd_ucmd *ucmd)
 {
 	struct encd_program_get_signatures *cmd = ucmd->cmd;
 	struct encd_file *file = ucmd->file;
 	struct encd_prog_sig gsig[ENCD_MAX_COMM_N];
 	struct encd_prog_sig *ssig = NULL;
-	struct enc_program *prog;
+	struct encd_program *prog;
 	u32 n_groups = 0, n_stps = 0, i;
 	int err;
 
 	mutex_lock(&file->lock);
-	err = enc_program_find(ucmd, cmd->vnc, cmd->ctx_id, &prog);
+	prog = encd_program_find(ucmd, cmd->vnc, cmd->ctx_id);
+	err = PTR_ERR_OR_ZERO(prog);
 	if (err)
 		goto unlock;
 	if (!prog->is_signed) {
@@ -752,17 +758,24 @@ out:
 	return err;
 }
 
-int enc_program_ioctl_seal(struct encd_ucmd *ucmd)
+/**
+ * encd_program_ioctl_seal() - ENCD_IOC_PROGRAM_SEAL: PARSE -> LOADED
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_program_ioctl_seal(struct encd_ucmd *ucmd)
 {
 	struct encd_program_seal *cmd = ucmd->cmd;
 	struct encd_file *file = ucmd->file;
-	struct enc_program *prog;
+	struct encd_program *prog;
 	int err;
 
 	mutex_lock(&file->lock);
-	err = enc_program_find(ucmd, cmd->vnc, cmd->ctx_id, &prog);
+	prog = encd_program_find(ucmd, cmd->vnc, cmd->ctx_id);
+	err = PTR_ERR_OR_ZERO(prog);
 	if (!err)
-		err = enc_program_seal(ucmd, prog);
+		err = encd_program_seal(ucmd, prog);
 	mutex_unlock(&file->lock);
 	return err;
 }

@@ -1,46 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The encd registry: the seed's two-slot-per-core table of global comms.
+ * The encd registry: libnrt's two-slot-per-core table of global comms.
  *
  * Each slot is an RCU-protected pointer that owns one reference to the comm
  * it points at. Publishing and unpublishing happen under the core's init
  * mutex; lookups are lock-free and hand back their own reference, taken with
  * kref_get_unless_zero() so that a comm on its way out is never revived.
  *
- * Lock order: encd_setup_mutex(dev) -> encd_init_mutex(dev) -> encd_file.lock.
- * Mutexes of two different cores never nest.
+ * Locking: see encd_private.h.
  */
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "gcomm.h"
-#include "registry.h"
+#include "encd_private.h"
 
-static struct enc_glb_comm __rcu *slots[ENCD_NEC_MAX_DEVICES][ENCD_MAX_CONTEXTS];
+static struct encd_gcomm __rcu *slots[ENCD_NEC_MAX_DEVICES][ENCD_MAX_CONTEXTS];
 static struct mutex init_mutexes[ENCD_NEC_MAX_DEVICES];
-static struct mutex setup_mutexes[ENCD_NEC_MAX_DEVICES];
 static atomic_t generation = ATOMIC_INIT(1);
 
-/* Changes whenever a comm is published or unpublished: dumps check it. */
+/**
+ * encd_registry_generation() - the registry's generation
+ *
+ * Return: a number that changes whenever a comm is published or
+ * unpublished; netlink dumps compare it between their parts.
+ */
 u32 encd_registry_generation(void)
 {
 	return atomic_read(&generation);
 }
 
+/**
+ * encd_init_mutex() - the init mutex of a core
+ * @nec_dev: the core, below ENCD_NEC_MAX_DEVICES
+ *
+ * It serialises creating, attaching and destroying the core's comms.
+ *
+ * Return: the mutex.
+ */
 struct mutex *encd_init_mutex(u32 nec_dev)
 {
 	return &init_mutexes[nec_dev];
 }
 
-struct mutex *encd_setup_mutex(u32 nec_dev)
+/**
+ * encd_get_global_comm() - libnrt's encd_get_global_comm, counted
+ * @nec_dev: the core
+ * @ctx_id: the context
+ *
+ * Lock-free; a comm on its way out is not revived.
+ *
+ * Return: a counted reference (encd_gcomm_put() it), or NULL.
+ */
+struct encd_gcomm *encd_get_global_comm(u32 nec_dev, u32 ctx_id)
 {
-	return &setup_mutexes[nec_dev];
-}
-
-struct enc_glb_comm *encd_get_global_comm(u32 nec_dev, u32 ctx_id)
-{
-	struct enc_glb_comm *g;
+	struct encd_gcomm *g;
 
 	if (WARN_ON_ONCE(nec_dev >= ENCD_NEC_MAX_DEVICES || ctx_id >= ENCD_MAX_CONTEXTS))
 		return NULL;
@@ -53,14 +67,26 @@ struct enc_glb_comm *encd_get_global_comm(u32 nec_dev, u32 ctx_id)
 	return g;
 }
 
-struct enc_glb_comm *encd_peek_global_comm(u32 nec_dev, u32 ctx_id)
+/**
+ * encd_peek_global_comm() - the comm in a slot, without a reference
+ * @nec_dev: the core, whose init mutex the caller holds
+ * @ctx_id: the context
+ *
+ * Return: the comm or NULL; valid while the init mutex is held.
+ */
+struct encd_gcomm *encd_peek_global_comm(u32 nec_dev, u32 ctx_id)
 {
 	return rcu_dereference_protected(slots[nec_dev][ctx_id],
 					 lockdep_is_held(encd_init_mutex(nec_dev)));
 }
 
-/* Publishes @g, handing the slot the caller's reference. */
-void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g)
+/**
+ * encd_set_global_comm() - libnrt's encd_set_global_comm: publishes a comm
+ * @nec_dev: the core, whose init mutex the caller holds
+ * @ctx_id: the context; its slot must be empty
+ * @g: the comm; the slot takes the caller's reference
+ */
+void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g)
 {
 	lockdep_assert_held(encd_init_mutex(nec_dev));
 	WARN_ON(rcu_access_pointer(slots[nec_dev][ctx_id]));
@@ -68,30 +94,33 @@ void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g)
 	atomic_inc(&generation);
 }
 
-/* Unpublishes @g and drops the slot's reference. */
-void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct enc_glb_comm *g)
+/**
+ * encd_clear_global_comm() - unpublishes a comm
+ * @nec_dev: the core, whose init mutex the caller holds
+ * @ctx_id: the context
+ * @g: the comm in the slot; the slot's reference is dropped
+ */
+void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g)
 {
 	lockdep_assert_held(encd_init_mutex(nec_dev));
 	if (WARN_ON(rcu_access_pointer(slots[nec_dev][ctx_id]) != g))
 		return;
 	RCU_INIT_POINTER(slots[nec_dev][ctx_id], NULL);
 	atomic_inc(&generation);
-	enc_glb_comm_put(g);
+	encd_gcomm_put(g);
 }
 
-int enc_registry_init(void)
+int encd_registry_init(void)
 {
 	int i;
 
-	for (i = 0; i < ENCD_NEC_MAX_DEVICES; i++) {
+	for (i = 0; i < ENCD_NEC_MAX_DEVICES; i++)
 		mutex_init(&init_mutexes[i]);
-		mutex_init(&setup_mutexes[i]);
-	}
 	return 0;
 }
 
 /* Every fd is closed by now, so every slot is empty. */
-void enc_registry_exit(void)
+void encd_registry_exit(void)
 {
 	int dev, ctx;
 
@@ -99,6 +128,5 @@ void enc_registry_exit(void)
 		for (ctx = 0; ctx < ENCD_MAX_CONTEXTS; ctx++)
 			WARN_ON(rcu_access_pointer(slots[dev][ctx]));
 		mutex_destroy(&init_mutexes[dev]);
-		mutex_destroy(&setup_mutexes[dev]);
 	}
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The communication schedules of get_nccl_comm (the seed's section 5), as
+ * The communication schedules of get_nccl_comm (libnrt's section 5), as
  * pure functions of (rank, rank_n), so that the kernel and the user-space
  * property tests (selftests/schedule_test.c) run the very same code.
  *
@@ -18,15 +18,15 @@
 #ifndef _ENCD_SCHEDULE_H
 #define _ENCD_SCHEDULE_H
 
-#define ENC_TREE_NO_PARENT	((u32)-1)
+#define ENCD_TREE_NO_PARENT	((u32)-1)
 
-static inline u32 enc_tree_parent(u32 rank)
+static inline u32 encd_tree_parent(u32 rank)
 {
-	return rank ? (rank - 1) >> 1 : ENC_TREE_NO_PARENT;
+	return rank ? (rank - 1) >> 1 : ENCD_TREE_NO_PARENT;
 }
 
 /* The i-th (0 or 1) binary-tree child of @rank, or rank_n when it has none. */
-static inline u32 enc_tree_child(u32 rank, u32 rank_n, unsigned int i)
+static inline u32 encd_tree_child(u32 rank, u32 rank_n, unsigned int i)
 {
 	u64 c = 2 * (u64)rank + 1 + i;
 
@@ -34,13 +34,13 @@ static inline u32 enc_tree_child(u32 rank, u32 rank_n, unsigned int i)
 }
 
 /*
- * The seed's mask loop: climb from bit 0 to the lowest set bit of @rank; the
+ * libnrt's mask loop: climb from bit 0 to the lowest set bit of @rank; the
  * root (rank 0) climbs until the mask covers rank_n. The result is the
  * rank's level in the hypercube: its parent is rank & ~mask (for rank > 0)
  * and it sends to rank + step for step = mask >> 1, mask >> 2, ..., 1.
  * It is 64 bits wide because the root's mask may be 2^32.
  */
-static inline u64 enc_cube_mask(u32 rank, u32 rank_n)
+static inline u64 encd_cube_mask(u32 rank, u32 rank_n)
 {
 	u64 mask = 1;
 
@@ -52,24 +52,24 @@ static inline u64 enc_cube_mask(u32 rank, u32 rank_n)
 	return mask;
 }
 
-static inline u32 enc_cube_parent(u32 rank, u32 rank_n)
+static inline u32 encd_cube_parent(u32 rank, u32 rank_n)
 {
-	u64 mask = enc_cube_mask(rank, rank_n);
+	u64 mask = encd_cube_mask(rank, rank_n);
 
-	return (mask & rank) ? (u32)(rank & ~mask) : ENC_TREE_NO_PARENT;
+	return (mask & rank) ? (u32)(rank & ~mask) : ENCD_TREE_NO_PARENT;
 }
 
 /*
- * Iterates the hypercube sends of @rank: step starts at enc_cube_mask() >> 1
+ * Iterates the hypercube sends of @rank: step starts at encd_cube_mask() >> 1
  * and halves; a step is used when rank + step < rank_n.
  */
-static inline bool enc_cube_send_ok(u32 rank, u32 rank_n, u64 step)
+static inline bool encd_cube_send_ok(u32 rank, u32 rank_n, u64 step)
 {
 	return (u64)rank + step < rank_n;
 }
 
 /* ceil(log2(n)) for n >= 1: the rounds of the broadcast and the barrier. */
-static inline u32 enc_ceil_log2(u32 n)
+static inline u32 encd_ceil_log2(u32 n)
 {
 	u32 r = 0;
 
@@ -83,9 +83,9 @@ static inline u32 enc_ceil_log2(u32 n)
  * its lowest set bit counted from the top of the root's cube. The root has
  * it at round 0.
  */
-static inline u32 enc_cube_round(u32 rank, u32 rank_n)
+static inline u32 encd_cube_round(u32 rank, u32 rank_n)
 {
-	u32 top = enc_ceil_log2(rank_n), low = 0;
+	u32 top = encd_ceil_log2(rank_n), low = 0;
 
 	if (!rank)
 		return 0;
@@ -98,12 +98,12 @@ static inline u32 enc_cube_round(u32 rank, u32 rank_n)
  * The dissemination barrier: in round k (0-based, ceil(log2 n) rounds) rank
  * r sends to (r + 2^k) mod n and receives from (r - 2^k) mod n.
  */
-static inline u32 enc_dissem_to(u32 rank, u32 rank_n, u32 k)
+static inline u32 encd_dissem_to(u32 rank, u32 rank_n, u32 k)
 {
 	return (u32)(((u64)rank + (1ULL << k)) % rank_n);
 }
 
-static inline u32 enc_dissem_from(u32 rank, u32 rank_n, u32 k)
+static inline u32 encd_dissem_from(u32 rank, u32 rank_n, u32 k)
 {
 	u64 d = (1ULL << k) % rank_n;
 

@@ -4,9 +4,9 @@
  *
  * The device adds the value at index n to a semaphore to increment it by n,
  * so the buffer is a table: entry 0 is the header 0x10000, entry n is n for
- * n = 1..128 (ENCD_SEM_VALUES_N entries, 516 bytes). The seed builds it with
- * a 4-lane SSE store of a seed vector stepped by 4; we read that seed as
- * {1, 2, 3, 4} (Documentation/assumptions.rst).
+ * n = 1..128 (ENCD_SEM_VALUES_N entries, 516 bytes). libnrt builds it with
+ * a 4-lane SSE store of a starting vector stepped by 4; we read that vector
+ * as {1, 2, 3, 4} (Documentation/assumptions.rst).
  *
  * The table lives in its own zeroed page so that it can be mapped into user
  * space read-only. A mapping holds its own reference on the page, so it stays
@@ -18,9 +18,14 @@
 #include <linux/encd.h>
 
 #include "compat.h"
-#include "sembuf.h"
+#include "encd_private.h"
 
-struct page *enc_sembuf_alloc(void)
+/**
+ * encd_sembuf_alloc() - a new semaphore-increment value buffer
+ *
+ * Return: its page, filled in, or NULL when out of memory.
+ */
+struct page *encd_sembuf_alloc(void)
 {
 	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	u32 *values;
@@ -36,13 +41,24 @@ struct page *enc_sembuf_alloc(void)
 	return page;
 }
 
-void enc_sembuf_free(struct page *page)
+/**
+ * encd_sembuf_free() - drops the comm's reference to its buffer
+ * @page: the buffer, or NULL; mappings keep their own references
+ */
+void encd_sembuf_free(struct page *page)
 {
 	if (page)
 		put_page(page);
 }
 
-int enc_sembuf_mmap(struct page *page, struct vm_area_struct *vma)
+/**
+ * encd_sembuf_mmap() - maps a buffer read-only into user space
+ * @page: the buffer
+ * @vma: the mapping: one page, without write access, ever
+ *
+ * Return: 0, -EPERM for a writable mapping, -EINVAL for a wrong size.
+ */
+int encd_sembuf_mmap(struct page *page, struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;

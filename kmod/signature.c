@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The two-level MD5 op-signature of a program: the seed's
+ * The two-level MD5 op-signature of a program: libnrt's
  * enc_calculate_signature and md5_enc_op_args, byte for byte as
  * Documentation/signature.rst gives them.
  *
@@ -12,7 +12,7 @@
  *
  * The bytes a level-1 digest covers depend only on the program and on this
  * rank's global device id, both fixed when the program is loaded, so they
- * are laid out then (enc_signature_prepare()). Signing is one MD5 per group
+ * are laid out then (encd_signature_prepare()). Signing is one MD5 per group
  * and stp over contiguous bytes, plus the level-2 MD5: as fast as the
  * kernel's MD5 goes. Building the 16- and 20-byte views at signing time
  * would cost about as much again as hashing them.
@@ -25,11 +25,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cdev.h"
-#include "program.h"
-#include "signature.h"
+#include "encd_private.h"
 
-static struct crypto_shash *enc_md5;
+static struct crypto_shash *encd_md5;
 
 static u8 *put32(u8 *p, u32 v)
 {
@@ -47,7 +45,7 @@ static u8 *put64(u8 *p, u64 v)
 	return p + sizeof(le);
 }
 
-static size_t view_len(const struct enc_op *op)
+static size_t view_len(const struct encd_queue_op *op)
 {
 	return op->op == ENCD_OP_SEND || op->op == ENCD_OP_RECV ? 16 : 20;
 }
@@ -58,7 +56,7 @@ static size_t view_len(const struct enc_op *op)
  * projection's peer, or the group projection's channel): so the two ends of
  * a point-to-point edge agree.
  */
-static u8 *put_op(u8 *p, const struct enc_op *op, bool stp_view, u32 g_device_id)
+static u8 *put_op(u8 *p, const struct encd_queue_op *op, bool stp_view, u32 g_device_id)
 {
 	switch (op->op) {
 	case ENCD_OP_SEND:
@@ -78,7 +76,7 @@ static u8 *put_op(u8 *p, const struct enc_op *op, bool stp_view, u32 g_device_id
 }
 
 /* The length of one owner's bytes: @n_lists id lists, then its ops. */
-static size_t owner_len(const struct enc_program *prog, const struct enc_ids *lists,
+static size_t owner_len(const struct encd_program *prog, const struct encd_ids *lists,
 			u32 n_lists, u32 first_op)
 {
 	size_t len = 0;
@@ -86,12 +84,12 @@ static size_t owner_len(const struct enc_program *prog, const struct enc_ids *li
 
 	for (i = 0; i < n_lists; i++)
 		len += lists[i].n * sizeof(u32);
-	for (i = first_op; i != ENC_OP_NONE; i = prog->ops[i].next)
+	for (i = first_op; i != ENCD_OP_CHAIN_END; i = prog->ops[i].next)
 		len += view_len(&prog->ops[i]);
 	return len;
 }
 
-static u8 *put_owner(u8 *p, const struct enc_program *prog, const struct enc_ids *lists,
+static u8 *put_owner(u8 *p, const struct encd_program *prog, const struct encd_ids *lists,
 		     u32 n_lists, u32 first_op, bool stp_view)
 {
 	u32 i, j;
@@ -99,26 +97,35 @@ static u8 *put_owner(u8 *p, const struct enc_program *prog, const struct enc_ids
 	for (i = 0; i < n_lists; i++)
 		for (j = 0; j < lists[i].n; j++)
 			p = put32(p, lists[i].id[j]);
-	for (i = first_op; i != ENC_OP_NONE; i = prog->ops[i].next)
+	for (i = first_op; i != ENCD_OP_CHAIN_END; i = prog->ops[i].next)
 		p = put_op(p, &prog->ops[i], stp_view, prog->g_device_id);
 	return p;
 }
 
-int enc_signature_prepare(struct enc_program *prog)
+/**
+ * encd_signature_prepare() - lays out what each level-1 digest covers
+ * @prog: a parsed program
+ *
+ * The bytes depend only on the program and this rank's global device id,
+ * both fixed at load, so they are laid out once.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int encd_signature_prepare(struct encd_program *prog)
 {
 	size_t total = 0;
 	u8 *p;
 	u32 i;
 
 	for (i = 0; i < prog->n_groups; i++) {
-		struct enc_replica_group *rg = &prog->groups[i];
+		struct encd_replica_group *rg = &prog->groups[i];
 
 		rg->sig_off = total;
 		rg->sig_len = owner_len(prog, &rg->participants, 1, rg->first_op);
 		total += rg->sig_len;
 	}
 	for (i = 0; i < prog->n_stps; i++) {
-		struct enc_src_target_pairs *stp = &prog->stps[i];
+		struct encd_src_target_pairs *stp = &prog->stps[i];
 
 		stp->sig_off = total;
 		stp->sig_len = owner_len(prog, stp->pairs, stp->n_pairs, stp->first_op);
@@ -130,19 +137,19 @@ int enc_signature_prepare(struct enc_program *prog)
 		return -ENOMEM;
 	prog->sig_bytes = p;
 	for (i = 0; i < prog->n_groups; i++) {
-		struct enc_replica_group *rg = &prog->groups[i];
+		struct encd_replica_group *rg = &prog->groups[i];
 
 		p = put_owner(p, prog, &rg->participants, 1, rg->first_op, false);
 	}
 	for (i = 0; i < prog->n_stps; i++) {
-		struct enc_src_target_pairs *stp = &prog->stps[i];
+		struct encd_src_target_pairs *stp = &prog->stps[i];
 
 		p = put_owner(p, prog, stp->pairs, stp->n_pairs, stp->first_op, true);
 	}
 	return 0;
 }
 
-static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_program *prog,
+static int sign(struct shash_desc *inner, struct shash_desc *outer, struct encd_program *prog,
 		u32 flags)
 {
 	u32 n_hashed = 0, i;
@@ -150,9 +157,9 @@ static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_p
 
 	err = crypto_shash_init(outer);
 	for (i = 0; !err && i < prog->n_groups; i++) {
-		struct enc_replica_group *rg = &prog->groups[i];
+		struct encd_replica_group *rg = &prog->groups[i];
 
-		/* The seed hashes sendrecv groups only; see signature.rst. */
+		/* libnrt hashes sendrecv groups only; see signature.rst. */
 		rg->hashed = rg->rank == -1 || (flags & ENCD_SIG_ALL_GROUPS);
 		memset(rg->signature, 0, sizeof(rg->signature));
 		if (!rg->hashed)
@@ -164,7 +171,7 @@ static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_p
 		n_hashed++;
 	}
 	for (i = 0; !err && i < prog->n_stps; i++) {
-		struct enc_src_target_pairs *stp = &prog->stps[i];
+		struct encd_src_target_pairs *stp = &prog->stps[i];
 
 		stp->hashed = true;
 		err = crypto_shash_digest(inner, prog->sig_bytes + stp->sig_off, stp->sig_len,
@@ -175,7 +182,10 @@ static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_p
 	}
 	if (err)
 		return err;
-	/* Nothing to hash: the seed leaves the global signature zero. */
+	/*
+	 * Nothing to hash: libnrt asserts that it hashed something and would
+	 * abort; encd leaves the global signature zero (signature.rst).
+	 */
 	if (!n_hashed) {
 		memset(prog->signature, 0, sizeof(prog->signature));
 		return 0;
@@ -183,9 +193,21 @@ static int sign(struct shash_desc *inner, struct shash_desc *outer, struct enc_p
 	return crypto_shash_final(outer, prog->signature);
 }
 
-int enc_calculate_signature(struct encd_ucmd *ucmd, struct enc_program *prog, u32 flags)
+/**
+ * encd_program_sign() - libnrt's enc_calculate_signature
+ * @ucmd: the command, for the failure sentence
+ * @prog: the program; the caller holds the lock that guards it
+ * @flags: ENCD_SIG_ALL_GROUPS to hash collective groups too
+ *
+ * The two-level MD5 op-signature (Documentation/signature.rst), stored in
+ * each hashed group and stp and in the program. Only in the PARSE state.
+ *
+ * Return: 0, or -EINVAL "cannot calculate CC signature: not in parse
+ * state", -ENOMEM, or the crypto API's error.
+ */
+int encd_program_sign(struct encd_ucmd *ucmd, struct encd_program *prog, u32 flags)
 {
-	size_t desc_size = sizeof(struct shash_desc) + crypto_shash_descsize(enc_md5);
+	size_t desc_size = sizeof(struct shash_desc) + crypto_shash_descsize(encd_md5);
 	struct shash_desc *inner, *outer;
 	int err;
 
@@ -196,8 +218,8 @@ int enc_calculate_signature(struct encd_ucmd *ucmd, struct enc_program *prog, u3
 	if (!inner)
 		return encd_fail(ucmd, -ENOMEM, "Out of memory calculating a CC signature");
 	outer = (void *)inner + desc_size;
-	inner->tfm = enc_md5;
-	outer->tfm = enc_md5;
+	inner->tfm = encd_md5;
+	outer->tfm = encd_md5;
 
 	prog->is_signed = false;
 	err = sign(inner, outer, prog, flags);
@@ -209,20 +231,28 @@ int enc_calculate_signature(struct encd_ucmd *ucmd, struct enc_program *prog, u3
 	return 0;
 }
 
-int enc_signature_init(void)
+/**
+ * encd_signature_init() - allocates the module's MD5 transform
+ *
+ * Return: 0 or the crypto API's error.
+ */
+int encd_signature_init(void)
 {
-	enc_md5 = crypto_alloc_shash("md5", 0, 0);
-	if (IS_ERR(enc_md5)) {
-		int err = PTR_ERR(enc_md5);
+	encd_md5 = crypto_alloc_shash("md5", 0, 0);
+	if (IS_ERR(encd_md5)) {
+		int err = PTR_ERR(encd_md5);
 
 		pr_err("no md5 in the kernel crypto API (%d)\n", err);
-		enc_md5 = NULL;
+		encd_md5 = NULL;
 		return err;
 	}
 	return 0;
 }
 
-void enc_signature_exit(void)
+/**
+ * encd_signature_exit() - frees the module's MD5 transform
+ */
+void encd_signature_exit(void)
 {
-	crypto_free_shash(enc_md5);
+	crypto_free_shash(encd_md5);
 }

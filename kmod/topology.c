@@ -16,12 +16,12 @@
  * /sys/module/encd/parameters, so that tests can walk the pod table. They are
  * read under the module's parameter lock, so a comm never sees half of a
  * change. They are deliberately not range-checked here: rejecting a bad pod
- * is enc_init_global_comm()'s job, with the seed's messages.
+ * is encd_gcomm_build()'s job, with libnrt's messages.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "topology.h"
+#include "encd_private.h"
 
 static unsigned int num_vcores = 32;
 module_param(num_vcores, uint, 0444);
@@ -51,12 +51,24 @@ static unsigned int virtual_server_size;
 module_param(virtual_server_size, uint, 0644);
 MODULE_PARM_DESC(virtual_server_size, "Ranks per virtual server (0: no virtual servers)");
 
-u32 enc_topology_num_vcores(void)
+/**
+ * encd_topology_num_vcores() - how many virtual NeuronCores there are
+ *
+ * Return: the num_vcores parameter, fixed at load.
+ */
+u32 encd_topology_num_vcores(void)
 {
 	return num_vcores;
 }
 
-int enc_topology_get_vcore(u32 vnc, struct enc_vcore *vcore)
+/**
+ * encd_topology_get_vcore() - what the device broker knows of a core
+ * @vnc: the virtual NeuronCore
+ * @vcore: out: its facts
+ *
+ * Return: 0, or -ENODEV when there is no such core.
+ */
+int encd_topology_get_vcore(u32 vnc, struct encd_vcore *vcore)
 {
 	u32 n_devices = num_vcores / vcores_per_device;
 
@@ -72,7 +84,11 @@ int enc_topology_get_vcore(u32 vnc, struct enc_vcore *vcore)
 	return 0;
 }
 
-void enc_topology_get_host(struct enc_host_topology *host)
+/**
+ * encd_topology_get_host() - this host's facts, as one snapshot
+ * @host: out: the facts
+ */
+void encd_topology_get_host(struct encd_host_topology *host)
 {
 	kernel_param_lock(THIS_MODULE);
 	host->pod_type = pod_type;
@@ -83,28 +99,36 @@ void enc_topology_get_host(struct enc_host_topology *host)
 	kernel_param_unlock(THIS_MODULE);
 }
 
-/*
- * The fields in @which change together, under the same lock as the
- * parameters' sysfs files, so a comm being built sees all of a change or
- * none of it.
+/**
+ * encd_topology_set_host() - the admin's change of this host's facts
+ * @host: the new values
+ * @which: ENCD_TOPO_* bits: the fields of @host to write
+ *
+ * The fields change together, under the same lock as the parameters'
+ * sysfs files, so a comm being built sees all of a change or none of it.
  */
-void enc_topology_set_host(const struct enc_host_topology *host, unsigned int which)
+void encd_topology_set_host(const struct encd_host_topology *host, unsigned int which)
 {
 	kernel_param_lock(THIS_MODULE);
-	if (which & ENC_TOPO_POD_TYPE)
+	if (which & ENCD_TOPO_POD_TYPE)
 		pod_type = host->pod_type;
-	if (which & ENC_TOPO_POD_NODE_ID)
+	if (which & ENCD_TOPO_POD_NODE_ID)
 		pod_node_id = host->pod_node_id;
-	if (which & ENC_TOPO_POD_SZ)
+	if (which & ENCD_TOPO_POD_SZ)
 		pod_sz = host->pod_sz;
-	if (which & ENC_TOPO_RESERVATION_ID)
+	if (which & ENCD_TOPO_RESERVATION_ID)
 		reservation_id = host->reservation_id;
-	if (which & ENC_TOPO_VIRTUAL_SERVER_SIZE)
+	if (which & ENCD_TOPO_VIRTUAL_SERVER_SIZE)
 		virtual_server_size = host->virtual_server_size;
 	kernel_param_unlock(THIS_MODULE);
 }
 
-int enc_topology_init(void)
+/**
+ * encd_topology_init() - checks the load-time parameters
+ *
+ * Return: 0, or -EINVAL with the reason in the kernel log.
+ */
+int encd_topology_init(void)
 {
 	if (num_vcores < 1 || num_vcores > ENCD_NEC_MAX_DEVICES) {
 		pr_err("num_vcores must be 1-%d, not %u\n", ENCD_NEC_MAX_DEVICES, num_vcores);

@@ -10,24 +10,38 @@
 #include <enc/bootstrap.h>
 #include "enc_internal.h"
 
-NRT_STATUS enc_setup_global_comm_ex(uint32_t vnc, uint32_t ctx_id, uint32_t timeout_ms,
-				    struct enc_world_info *info)
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
+NRT_STATUS enc_setup_global_comm_opts(uint32_t vnc, uint32_t ctx_id,
+				      const struct enc_setup_opts *opts,
+				      struct enc_world_info *info)
 {
 	struct encd_setup_global_comm req = {
 		.vnc = vnc,
 		.ctx_id = ctx_id,
-		.timeout_ms = timeout_ms,
+		.timeout_ms = opts ? opts->timeout_ms : 0,
 	};
-	const char *secret = getenv(ENC_WORLD_SECRET_ENV);
+	const char *secret = opts && opts->secret ? opts->secret : getenv(ENC_WORLD_SECRET_ENV);
 	NRT_STATUS st;
 
-	if (secret && *secret) {
+	req.head.flags = opts ? opts->flags : 0;
+	if (!req.head.flags)
+		req.head.flags = (env_on(ENC_FORCE_TCP_ENV) ? ENC_SETUP_FORCE_TCP : 0) |
+				 (env_on(ENC_SIG_ALL_GROUPS_ENV) ? ENC_SETUP_SIG_ALL_GROUPS : 0);
+	if (opts && opts->secret)
+		req.secret_len = opts->secret_len;
+	else if (secret)
 		req.secret_len = strlen(secret);
+	if (req.secret_len) {
 		if (req.secret_len > ENCD_WORLD_SECRET_MAX)
 			return enc_set_error(NRT_INVALID,
-					     "enc_setup_global_comm: $%s is %u bytes long, the limit is %u",
-					     ENC_WORLD_SECRET_ENV, req.secret_len,
-					     ENCD_WORLD_SECRET_MAX);
+					     "enc_setup_global_comm: the world secret is %u bytes long, the limit is %u",
+					     req.secret_len, ENCD_WORLD_SECRET_MAX);
 		req.secret_uptr = (uintptr_t)secret;
 	}
 	st = enc_ioctl(ENCD_IOC_SETUP_GLOBAL_COMM, &req, sizeof(req), "enc_setup_global_comm");
@@ -38,6 +52,14 @@ NRT_STATUS enc_setup_global_comm_ex(uint32_t vnc, uint32_t ctx_id, uint32_t time
 		memcpy(info->phase_ns, req.phase_ns, sizeof(info->phase_ns));
 	}
 	return st;
+}
+
+NRT_STATUS enc_setup_global_comm_ex(uint32_t vnc, uint32_t ctx_id, uint32_t timeout_ms,
+				    struct enc_world_info *info)
+{
+	struct enc_setup_opts opts = { .timeout_ms = timeout_ms };
+
+	return enc_setup_global_comm_opts(vnc, ctx_id, &opts, info);
 }
 
 NRT_STATUS enc_setup_global_comm(uint32_t vnc, uint32_t ctx_id)

@@ -60,27 +60,37 @@ int enc_fd_get(NRT_STATUS *st)
 	return fd;
 }
 
-NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, size_t size, const char *what)
+int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size, char msg[ENC_ERR_MAX])
 {
 	struct encd_head *head = arg;
-	char msg[ENC_ERR_MAX];
-	const char *name;
 	int err;
 
 	msg[0] = '\0';
 	head->size = size;
 	head->msg_uptr = (uintptr_t)msg;
-	head->msg_len = sizeof(msg);
+	head->msg_len = ENC_ERR_MAX;
 	err = ioctl(fd, cmd, arg) ? errno : 0;
-	/* msg dies with this frame: leave no pointer to it in the caller's struct */
+	/* msg belongs to the caller's frame: leave no pointer to it in @arg */
 	head->msg_uptr = 0;
 	head->msg_len = 0;
-	if (!err)
-		return NRT_SUCCESS;
+	return err;
+}
 
-	name = strerrorname_np(err);
+NRT_STATUS enc_ioctl_fail(int err, const char *msg, const char *what)
+{
+	const char *name = strerrorname_np(err);
+
 	return enc_set_error(enc_status_from_errno(err), "%s: %s (%s)", what,
 			     msg[0] ? msg : strerror(err), name ? name : "unknown errno");
+}
+
+NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, size_t size, const char *what)
+{
+	char msg[ENC_ERR_MAX];
+	int err;
+
+	err = enc_ioctl_raw(fd, cmd, arg, size, msg);
+	return err ? enc_ioctl_fail(err, msg, what) : NRT_SUCCESS;
 }
 
 NRT_STATUS enc_ioctl(unsigned long cmd, void *arg, size_t size, const char *what)
@@ -107,13 +117,18 @@ NRT_STATUS enc_init(void)
 	if (enc_dev_fd >= 0)
 		goto out;
 
+	/*
+	 * The open device is what stands for libnrt's global comm locks (the
+	 * kernel serialises each core's global comm), so failing to open it is
+	 * worded as libnrt's failure to create them.
+	 */
 	fd = open(ENCD_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 		name = strerrorname_np(err);
 		st = enc_set_error(enc_status_from_errno(err),
-				   "%s: cannot open %s: %s (%s); is the encd module loaded?",
-				   __func__, ENCD_DEV_PATH, strerror(err),
+				   "Failed to create global comm init lock (ret=%d): %s: cannot open %s: %s (%s); is the encd module loaded?",
+				   -err, __func__, ENCD_DEV_PATH, strerror(err),
 				   name ? name : "unknown errno");
 		goto out;
 	}

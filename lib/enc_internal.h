@@ -31,9 +31,8 @@ ENC_HIDDEN int enc_fd_get(NRT_STATUS *st);
  */
 ENC_HIDDEN NRT_STATUS enc_ioctl(unsigned long cmd, void *arg, size_t size, const char *what);
 
-/* Sets this thread's last error and returns @st. */
-ENC_HIDDEN NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* NRT_FAIL_HOST_MEM_ALLOC, with "<what>: out of memory" as the last error. */
+ENC_HIDDEN NRT_STATUS enc_no_mem(const char *what);
 
 ENC_HIDDEN NRT_STATUS enc_status_from_errno(int err);
 
@@ -46,6 +45,17 @@ ENC_HIDDEN int enc_dev_lock(NRT_STATUS *st);
 ENC_HIDDEN void enc_dev_unlock(void);
 ENC_HIDDEN NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, size_t size,
 				       const char *what);
+
+/*
+ * The two halves of enc_ioctl_locked(), for a caller that decides from the
+ * kernel's answer whether a failure is one: enc_ioctl_raw() issues the
+ * command and returns 0 or the errno, with the kernel's sentence in @msg
+ * ("" if it gave none), and sets no last error; enc_ioctl_fail() turns an
+ * errno and that sentence into the last error and the NRT_STATUS.
+ */
+ENC_HIDDEN int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size,
+			     char msg[ENC_ERR_MAX]);
+ENC_HIDDEN NRT_STATUS enc_ioctl_fail(int err, const char *msg, const char *what);
 
 /* Unmaps every semaphore buffer; the caller holds the device lock exclusively. */
 ENC_HIDDEN void enc_sem_unmap_all(void);

@@ -20,6 +20,11 @@ NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
 	return st;
 }
 
+NRT_STATUS enc_no_mem(const char *what)
+{
+	return enc_set_error(NRT_FAIL_HOST_MEM_ALLOC, "%s: out of memory", what);
+}
+
 const char *enc_last_error(void)
 {
 	return enc_err;

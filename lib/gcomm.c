@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The global-communicator calls. The kernel makes every decision the seed's
+ * The global-communicator calls. The kernel makes every decision libnrt's
  * enc_init_global_comm / enc_validate_global_comm make, and words the
  * failures; the library only checks what cannot cross the ioctl boundary
  * (NULL pointers, a root_comm_id too long for the fixed-size field).

@@ -63,7 +63,7 @@ static NRT_STATUS sem_map(int fd, const struct encd_glb_comm_header *hdr, uint32
 		err = errno;
 		name = strerrorname_np(err);
 		return enc_set_error(enc_status_from_errno(err),
-				     "enc_map_sem_values: mmap of core %u context %u: %s (%s)",
+				     "global comm failed to mmap memory for the semaphore increment value buffer: enc_map_sem_values: mmap of core %u context %u: %s (%s)",
 				     vnc, ctx_id, strerror(err), name ? name : "unknown errno");
 	}
 	enc_sem_maps[enc_sem_nr++] = (struct enc_sem_map) {

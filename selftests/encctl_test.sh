@@ -3,8 +3,9 @@
 #
 # encctl from the outside: exit codes (0 / 1 / 2), help, the errors an
 # operator sees (a missing module, a missing capability, a value the kernel
-# refuses, a comm that is not there), and that asking for the family loads
-# the module. KTAP output; run by tools/vm in the VM with encd loaded, from
+# refuses, a comm that is not there), that words are never abbreviated, that
+# -j, -p and -V work before or after the object, that errors are JSON with
+# -j, and that asking for the family loads the module. KTAP output; run by tools/vm in the VM with encd loaded, from
 # the selftests directory. It unloads and reloads encd, so it refuses to run
 # anywhere but in the test VM.
 set -u
@@ -22,7 +23,7 @@ modprobe_path=$(cat /proc/sys/kernel/modprobe)
 cleanup() {
 	echo "$modprobe_path" >/proc/sys/kernel/modprobe
 	grep -q '^encd ' /proc/modules || insmod "$ko"
-	rm -f /tmp/encd-nomod.$$ /tmp/encd-modprobe.$$ /tmp/requests
+	rm -f /tmp/encd-nomod.$$ /tmp/encd-modprobe.$$ /tmp/requests /tmp/encctl-stderr.$$
 }
 trap cleanup EXIT
 
@@ -53,6 +54,51 @@ expect() {
 	fi
 }
 
+# expect_json_error NAME STATUS PATTERN CMD...: CMD (with -j) exits with
+# STATUS, says nothing on stderr, and prints on stdout one JSON document,
+# {"error": SENTENCE}, whose sentence matches the regular expression PATTERN.
+expect_json_error() {
+	local name=$1 want=$2 pattern=$3 out err rc
+	shift 3
+	out=$("$@" 2>/tmp/encctl-stderr.$$)
+	rc=$?
+	err=$(cat /tmp/encctl-stderr.$$)
+	if [ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
+import json, re, sys
+doc = json.loads(sys.argv[1])
+sys.exit(not (list(doc) == ["error"] and re.search(sys.argv[2], doc["error"])))
+' "$out" "$pattern"; then
+		ok "$name"
+	else
+		echo "# $*: status $rc (want $want)"
+		echo "#   stdout: $out"
+		echo "#   stderr: $err"
+		not_ok "$name"
+	fi
+}
+
+# expect_same NAME CMD1 -- CMD2: both succeed with the same non-empty output.
+expect_same() {
+	local name=$1 a b rc1 rc2 i
+	shift
+	for ((i = 1; i <= $#; i++)); do
+		[ "${!i}" = -- ] && break
+	done
+	a=$("${@:1:i-1}" 2>&1)
+	rc1=$?
+	b=$("${@:i+1}" 2>&1)
+	rc2=$?
+	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "$name"
+	else
+		echo "# ${*:1:i-1}: status $rc1, output:"
+		sed 's/^/#   /' <<<"$a"
+		echo "# ${*:i+1}: status $rc2, output:"
+		sed 's/^/#   /' <<<"$b"
+		not_ok "$name"
+	fi
+}
+
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
@@ -69,7 +115,7 @@ helper_path() {
 	done
 }
 
-echo "1..20"
+echo "1..54"
 
 expect version 0 '^encctl [0-9]' "$encctl" -V
 expect help_lists_the_objects 0 'status.*' "$encctl" --help
@@ -84,6 +130,81 @@ expect unknown_argument_is_usage 2 "unknown argument 'bogus'" "$encctl" topo set
 expect empty_set_is_usage 2 'say what to set' "$encctl" topo set
 
 expect status_of_an_empty_host 0 'no global comms' "$encctl" status
+
+# Words are whole: an abbreviation is refused, naming what it could mean.
+expect abbreviated_object_is_refused 2 \
+	"^encctl: unknown object 'stat' \\(words are never abbreviated\\); did you mean status\\?$" \
+	"$encctl" stat
+expect abbreviated_command_is_refused 2 \
+	"^encctl: comm: unknown command 'sh' \\(words are never abbreviated\\); did you mean show\\?$" \
+	"$encctl" comm sh
+expect ambiguous_abbreviation_names_both 2 "unknown command 's' .*did you mean show or set\\?" \
+	"$encctl" topo s
+expect abbreviated_keyword_is_refused 2 \
+	"topo set: unknown argument 'pod-ty' .*did you mean pod-type\\?" \
+	"$encctl" topo set pod-ty p2p
+expect abbreviated_value_is_refused 2 "unknown pod-type 'sw' .*did you mean switch\\?" \
+	"$encctl" topo set pod-type sw
+expect abbreviated_option_is_refused 2 \
+	"program sign: '--vn' is not an option \\(options are never abbreviated\\); did you mean --vnc\\?" \
+	"$encctl" program sign x.json --vn 0
+expect unknown_command_lists_the_commands 2 "world: unknown command 'go'; try join, launch or help" \
+	"$encctl" world go
+expect missing_command_lists_the_commands 2 'program needs a command; try sign or help' \
+	"$encctl" program
+
+# One number parser: decimal or hex, never negative, never above the field.
+expect hex_number_is_read 1 'comm dev 5 ctx 1: No such file or directory' \
+	"$encctl" comm show dev 0x5 ctx 0x1
+expect negative_number_is_refused 2 "dev: '-1' is not a number from 0 to 255" \
+	"$encctl" comm show dev -1
+expect leading_zero_is_refused 2 "pod-sz: '010' is not a number" "$encctl" topo set pod-sz 010
+expect overflow_is_refused 2 'reservation-id: 18446744073709551616 is above 18446744073709551615' \
+	"$encctl" topo set reservation-id 18446744073709551616
+expect missing_value_is_said 2 'comm show: ctx needs a value' "$encctl" comm show ctx
+
+# -j, -p and -V before or after the object; -h after it is the object's help.
+expect_same json_before_or_after_the_object "$encctl" -j status -- "$encctl" status -j
+expect_same long_json_after_the_object "$encctl" -j status -- "$encctl" status --json
+expect_same pretty_before_or_after "$encctl" -j -p topo -- "$encctl" topo show --pretty -j
+expect_same clustered_options "$encctl" -jp comm -- "$encctl" comm show -p -j
+expect version_after_the_object 0 '^encctl [0-9]' "$encctl" status -V
+expect help_after_the_object 0 '^Usage: encctl .*comm' "$encctl" comm show dev 3 --help
+expect help_is_a_command 0 '^Usage: encctl .*world' "$encctl" world help
+expect help_for_program 0 '^Usage: encctl .*program sign' "$encctl" program -h
+
+# Options out of place, or unknown: the sentence says what works.
+expect command_option_before_the_object 2 \
+	"^encctl: '--vnc' goes after 'world join', 'world launch' or 'program sign'; before the object only -j" \
+	"$encctl" --vnc 0 program sign x.json
+expect command_option_on_another_object 2 \
+	"^encctl: status: '--vnc' is not an option of status; it goes after 'world join'" \
+	"$encctl" status --vnc 0
+expect option_of_the_other_command 2 \
+	"world join: '--all-groups' is not an option of world join; it goes after 'program sign'" \
+	"$encctl" world join --all-groups
+expect keyword_with_dashes 2 "comm show: '--dev' is not an option; did you mean dev\\?" \
+	"$encctl" comm show --dev 3
+expect unknown_option_before_the_object 2 \
+	"^encctl: unknown option '-x'; before the object only -j \\(--json\\), -p \\(--pretty\\), -V \\(--version\\) and -h \\(--help\\) work$" \
+	"$encctl" -x status
+expect unknown_option_lists_the_options 2 \
+	"world launch: unknown option '--bogus'; world launch takes --vnc, .*--ranks, and -j" \
+	"$encctl" world launch --bogus
+
+# With -j, errors are the JSON output: {"error": ...}, and the exit status.
+expect_json_error json_usage_error 2 "^comm show: dev: 'x' is not a number" \
+	"$encctl" -j comm show dev x
+expect_json_error json_usage_error_with_j_after 2 '^comm show: dev: 300 is above 255$' \
+	"$encctl" comm show dev 300 -j
+expect_json_error json_abbreviation 2 "unknown object 'stat' .*did you mean status" \
+	"$encctl" stat --json
+expect_json_error json_misplaced_option 2 "^'--vnc' goes after" \
+	"$encctl" --vnc 0 program sign x.json -j
+expect_json_error json_failure 1 '^comm dev 5 ctx 1: No such file or directory: no global comm' \
+	"$encctl" -j comm show dev 5 ctx 1
+expect_json_error json_kernel_refusal 1 'out of range.*pod-type' \
+	"$encctl" topo set pod-type 9 -j
 expect missing_comm_is_an_error 1 'comm dev 5 ctx 1: No such file or directory: no global comm' \
 	"$encctl" comm show dev 5 ctx 1
 expect refused_value_names_the_attribute 1 'out of range.*pod-type' \
@@ -104,6 +225,8 @@ helper_path encd-nomod.$$ >/proc/sys/kernel/modprobe
 expect missing_module_is_said_in_words 1 \
 	'^encctl: encd generic netlink family not found: is the encd module loaded\?$' \
 	"$encctl" status
+expect_json_error missing_module_in_json 1 \
+	'^encd generic netlink family not found: is the encd module loaded\?$' "$encctl" status -j
 
 # With a modprobe that can: resolving the family loads encd.
 if grep -q 'net-pf-16-proto-16-family-encd' /tmp/requests 2>/dev/null; then

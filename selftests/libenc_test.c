@@ -330,6 +330,7 @@ TEST_F(libenc, sem_values_need_a_comm_this_process_holds)
 	/* held by another open file, not the library's */
 	test_cmd(encd_build(self->probe, 8, 0, 1, 0, NULL));
 	test_nrt(NRT_INVALID,
+		 "global comm failed to mmap memory for the semaphore increment value buffer: "
 		 "enc_map_sem_values: mmap of core 8 context 0: No such file or directory (ENOENT)",
 		 enc_map_sem_values(8, 0, &buf, &size));
 }

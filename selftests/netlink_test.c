@@ -836,6 +836,7 @@ static int send_byte(int fd)
 static int netns_child(void *arg)
 {
 	struct netns_ctx *c = arg;
+	struct encd_glb_comm_header hdr;
 	const struct nlmsghdr *ev;
 	struct nl_reply rep;
 	struct gcomms gs = {};
@@ -851,7 +852,17 @@ static int netns_child(void *arg)
 	if (gcomm_get(&nl, 20, 0, &gs, &rep) != -ENOENT)
 		return 13;
 	fd = encd_open();
-	if (fd < 0 || encd_build(fd, 21, 1, 2, 0, NULL))
+	if (fd < 0)
+		return 14;
+	/* The initial namespace's comm on core 20: neither read nor attached. */
+	if (encd_get(fd, 20, 0, &hdr) != ENOENT)
+		return 19;
+	if (encd_build(fd, 20, 0, 2, 0, NULL) != EBUSY ||
+	    !strstr(encd_msg, "another network namespace"))
+		return 20;
+	if (encd_gcomm(fd, ENCD_IOC_VALIDATE_GLOBAL_COMM, 0, 20, 0, 2, 0, NULL) != EBUSY)
+		return 21;
+	if (encd_build(fd, 21, 1, 2, 0, NULL))
 		return 14;
 	ev = nl_next_event(&events, 2000);
 	if (!ev || genl_cmd(ev) != ENCD_NL_CMD_GCOMM_ADD_NTF)
@@ -880,15 +891,15 @@ static int other_netns(void *arg)
 	return gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n ? 11 : 0;
 }
 
-TEST_F(nl, another_netns_sees_only_its_comms_and_init_sees_all)
+TEST_F(nl, each_netns_sees_and_attaches_to_its_own_comms_only)
 {
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct encd_glb_comm_header hdr;
 	struct netns_ctx c;
 	struct nl_reply rep;
 	struct gcomms gs = {};
-	struct stat st;
 	struct nl events;
-	int status, i, seen = 0;
+	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(c.to_parent));
@@ -904,20 +915,16 @@ TEST_F(nl, another_netns_sees_only_its_comms_and_init_sees_all)
 		_exit(netns_child(&c));
 	ASSERT_EQ(0, wait_byte(c.to_parent[0]));
 
-	/* The initial namespace sees both, and hears of the child's. */
-	ASSERT_EQ(0, stat("/proc/self/ns/net", &st));
+	/* The initial namespace sees its own comm only, hears nothing of the child's. */
 	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
-	ASSERT_EQ(2, gs.n);
-	for (i = 0; i < gs.n; i++) {
-		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
-		if (a_u32(tb[ENCD_A_GCOMM_NEC_DEV]) == 21) {
-			ASSERT_NE(st.st_ino, a_u32(tb[ENCD_A_GCOMM_NETNS_INO]));
-			seen++;
-		}
-	}
-	ASSERT_EQ(1, seen);
+	ASSERT_EQ(1, gs.n);
+	parse_msg(gs.msg[0], tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(20, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
 	gcomms_free(&gs);
-	ASSERT_NE(NULL, nl_next_event(&events, 2000));
+	ASSERT_EQ(-ENOENT, gcomm_get(&self->nl, 21, 0, &gs, &rep));
+	ASSERT_EQ(NULL, nl_next_event(&events, 300));
+	test_err(ENOENT, "No global comm on core 21 context 0", encd_get(self->fd, 21, 0, &hdr));
+	test_err(EBUSY, NULL, encd_build(self->fd, 21, 1, 2, 0, NULL));
 	ASSERT_EQ(0, in_child(other_netns, NULL));
 
 	test_cmd(encd_build(self->fd, 22, 0, 2, 0, NULL));

@@ -39,25 +39,25 @@ static bool check_tree(u32 n)
 	u32 r, i, expect;
 
 	memset(cnt, 0, n * sizeof(*cnt));
-	if (enc_tree_parent(0) != ENC_TREE_NO_PARENT)
+	if (encd_tree_parent(0) != ENCD_TREE_NO_PARENT)
 		FAIL("root has a parent");
 	for (r = 1; r < n; r++) {
-		u32 p = enc_tree_parent(r);
+		u32 p = encd_tree_parent(r);
 
 		if (p >= r)
 			FAIL("N=%u: parent of %u is %u", n, r, p);
-		if (enc_tree_child(p, n, 0) != r && enc_tree_child(p, n, 1) != r)
+		if (encd_tree_child(p, n, 0) != r && encd_tree_child(p, n, 1) != r)
 			FAIL("N=%u: %u sends to %u which does not expect it", n, r, p);
 		cnt[p]++;
 	}
 	for (r = 0; r < n; r++) {
 		expect = 0;
 		for (i = 0; i < 2; i++) {
-			u32 c = enc_tree_child(r, n, i);
+			u32 c = encd_tree_child(r, n, i);
 
 			if (c == n)
 				continue;
-			if (enc_tree_parent(c) != r)
+			if (encd_tree_parent(c) != r)
 				FAIL("N=%u: %u waits for %u which sends elsewhere", n, r, c);
 			expect++;
 		}
@@ -67,7 +67,7 @@ static bool check_tree(u32 n)
 	/* Reach: depth(r) = depth(parent) + 1, finite because parent < r. */
 	depth[0] = 0;
 	for (r = 1; r < n; r++) {
-		depth[r] = depth[enc_tree_parent(r)] + 1;
+		depth[r] = depth[encd_tree_parent(r)] + 1;
 		if (depth[r] > 32)
 			FAIL("N=%u: %u is %u levels deep", n, r, depth[r]);
 	}
@@ -77,28 +77,28 @@ static bool check_tree(u32 n)
 /* Hypercube: simulate the fan-out from the root, round by round. */
 static bool check_cube(u32 n)
 {
-	u32 r, rounds = enc_ceil_log2(n), maxround = 0;
+	u32 r, rounds = encd_ceil_log2(n), maxround = 0;
 
 	memset(cnt, 0, n * sizeof(*cnt));
 	for (r = 0; r < n; r++)
-		round_of[r] = enc_cube_round(r, n);
+		round_of[r] = encd_cube_round(r, n);
 	for (r = 0; r < n; r++) {
-		u64 mask = enc_cube_mask(r, n), step;
+		u64 mask = encd_cube_mask(r, n), step;
 		u32 last = round_of[r];
 
 		if (r && !(mask & r))
 			FAIL("N=%u: rank %u has no cube parent", n, r);
-		if (r && enc_cube_parent(r, n) >= r)
-			FAIL("N=%u: cube parent of %u is %u", n, r, enc_cube_parent(r, n));
+		if (r && encd_cube_parent(r, n) >= r)
+			FAIL("N=%u: cube parent of %u is %u", n, r, encd_cube_parent(r, n));
 		for (step = mask >> 1; step; step >>= 1) {
 			u32 to;
 
-			if (!enc_cube_send_ok(r, n, step))
+			if (!encd_cube_send_ok(r, n, step))
 				continue;
 			to = r + (u32)step;
-			if (enc_cube_parent(to, n) != r)
+			if (encd_cube_parent(to, n) != r)
 				FAIL("N=%u: %u sends to %u whose parent is %u", n, r, to,
-				     enc_cube_parent(to, n));
+				     encd_cube_parent(to, n));
 			/* Sends go out in increasing rounds, after r had the id. */
 			if (round_of[to] <= last)
 				FAIL("N=%u: %u sends to %u in round %u, not after %u", n, r, to,
@@ -130,7 +130,7 @@ static bool check_cube(u32 n)
  */
 static bool check_dissem(u32 n)
 {
-	u32 k, r, i, rounds = enc_ceil_log2(n);
+	u32 k, r, i, rounds = encd_ceil_log2(n);
 	u64 all = 0;
 
 	memset(knows, 0, n * sizeof(*knows));
@@ -143,14 +143,14 @@ static bool check_dissem(u32 n)
 		memset(cnt, 0, n * sizeof(*cnt));
 		memcpy(knew, knows, n * sizeof(*knows));
 		for (r = 0; r < n; r++) {
-			u32 to = enc_dissem_to(r, n, k);
+			u32 to = encd_dissem_to(r, n, k);
 
 			if (to >= n)
 				FAIL("N=%u round %u: %u sends to %u, outside the world", n, k, r,
 				     to);
-			if (enc_dissem_from(to, n, k) != r)
+			if (encd_dissem_from(to, n, k) != r)
 				FAIL("N=%u round %u: %u sends to %u, which waits for %u", n, k, r,
-				     to, enc_dissem_from(to, n, k));
+				     to, encd_dissem_from(to, n, k));
 			cnt[to]++;
 			knows[to] |= knew[r];
 		}
@@ -174,20 +174,20 @@ static bool check_log2(void)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (enc_ceil_log2(v[i][0]) != v[i][1])
-			FAIL("ceil_log2(%u) = %u, not %u", v[i][0], enc_ceil_log2(v[i][0]), v[i][1]);
+		if (encd_ceil_log2(v[i][0]) != v[i][1])
+			FAIL("ceil_log2(%u) = %u, not %u", v[i][0], encd_ceil_log2(v[i][0]), v[i][1]);
 	return true;
 }
 
 /* libnrt's schedules for N = 8, written out. */
 static bool check_golden(void)
 {
-	if (enc_cube_mask(0, 8) != 8 || enc_cube_mask(4, 8) != 4 || enc_cube_mask(6, 8) != 2 ||
-	    enc_cube_mask(7, 8) != 1)
+	if (encd_cube_mask(0, 8) != 8 || encd_cube_mask(4, 8) != 4 || encd_cube_mask(6, 8) != 2 ||
+	    encd_cube_mask(7, 8) != 1)
 		FAIL("cube masks for N=8");
-	if (enc_cube_parent(6, 8) != 4 || enc_cube_parent(5, 8) != 4 || enc_cube_parent(3, 8) != 2)
+	if (encd_cube_parent(6, 8) != 4 || encd_cube_parent(5, 8) != 4 || encd_cube_parent(3, 8) != 2)
 		FAIL("cube parents for N=8");
-	if (enc_tree_child(3, 8, 0) != 7 || enc_tree_child(3, 8, 1) != 8 || enc_tree_parent(6) != 2)
+	if (encd_tree_child(3, 8, 0) != 7 || encd_tree_child(3, 8, 1) != 8 || encd_tree_parent(6) != 2)
 		FAIL("tree for N=8");
 	return true;
 }

@@ -17,17 +17,20 @@ KSFT_DIR = $(eval KSFT_DIR := $(shell $(TOP)/tools/kernel-source.sh)/tools/testi
 # The harness defines non-static fixture functions without prototypes, and
 # its ASSERT_EQ(0, unsigned_field) idiom compares across signedness.
 SELFTESTS_CFLAGS = $(USER_CFLAGS) -Wno-missing-prototypes -Wno-sign-compare -I$(KSFT_DIR) -I$(TOP)/lib
-SELFTESTS_LDLIBS := $(LIBENC_LDLIBS) $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto) -lpthread
+# libenc-json for the tests that read programs as JSON; json-c also for
+# netlink_test, which reads encctl's output itself.
+SELFTESTS_LDLIBS := $(LIBENC_JSON_A) $(LIBENC_A) $(LIBENC_JSON_LDLIBS) $(LIBENC_LDLIBS) \
+	$(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 
 .PHONY: selftests gcomm-demo
 selftests: $(SELFTESTS) $(GCOMM_DEMO)
 gcomm-demo: $(GCOMM_DEMO)
 
-$(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_A) \
-		$(TOP)/uapi/linux/encd.h
+$(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_JSON_A) \
+		$(LIBENC_A) $(TOP)/uapi/linux/encd.h
 	@test -d "$(KSFT_DIR)" || { echo "no kselftest headers in $(KSFT_DIR)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(LIBENC_A) $(SELFTESTS_LDLIBS)
+	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LDLIBS)
 
 $(GCOMM_DEMO): $(TOP)/tools/gcomm-demo/gcomm-demo.c $(LIBENC_A) $(TOP)/uapi/linux/encd.h
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@
 #include <endian.h>
 #include <openssl/evp.h>
 #include <enc/enc.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
 #include "encd_test.h"
@@ -685,6 +686,34 @@ TEST(libenc_reports_the_parse_state_sentence)
 			       "cannot calculate CC signature: not in parse state"))
 		TH_LOG("%s", enc_last_error());
 	ASSERT_EQ(NRT_RESOURCE, enc_program_load(0, 0, prog));
+	enc_program_free(prog);
+	enc_destroy_gcomm_locks();
+}
+
+/* libnrt: "if (!enc_ctx || !ccop_owner) return NRT_SUCCESS;" */
+TEST(libenc_signs_nothing_when_no_program_is_loaded)
+{
+	struct enc_program *prog = t_build(&sendrecv_pair);
+	uint8_t sig[16];
+
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(NRT_SUCCESS, enc_init());
+	enc_set_error(NRT_FAILURE, "before");
+	memset(sig, 0xa5, sizeof(sig));
+	ASSERT_EQ(NRT_SUCCESS, enc_calculate_signature(0, 0, 0, sig)) TH_LOG("%s", enc_last_error());
+	ASSERT_EQ(0, memcmp((uint8_t[16]){ 0 }, sig, 16));
+	ASSERT_STREQ("before", enc_last_error());
+	ASSERT_EQ(NRT_SUCCESS, enc_init_global_comm(0, 0, 2, 0, "", false));
+	ASSERT_EQ(NRT_SUCCESS, enc_calculate_signature(0, 0, ENC_SIG_ALL_GROUPS, NULL));
+
+	/* Any other failure stays one. */
+	ASSERT_EQ(NRT_INVALID, enc_calculate_signature(999, 0, 0, sig));
+	ASSERT_STREQ("enc_calculate_signature: Failed to find core 999 (ENODEV)", enc_last_error());
+	ASSERT_EQ(NRT_SUCCESS, enc_program_load(0, 0, prog)) TH_LOG("%s", enc_last_error());
+	ASSERT_EQ(NRT_SUCCESS, enc_release_global_comm(0, 0));
+	ASSERT_EQ(NRT_INVALID, enc_calculate_signature(0, 0, 0, sig));
+	ASSERT_STREQ("enc_calculate_signature: This file does not hold the global comm of core 0 context 0 (ENOENT)",
+		     enc_last_error());
 	enc_program_free(prog);
 	enc_destroy_gcomm_locks();
 }

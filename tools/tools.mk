@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/: encctl (libmnl over the "encd" generic netlink family, and libenc).
+# tools/: encctl (libmnl over the "encd" generic netlink family, libenc, and
+# libenc-json for the programs it reads).
 
 ENCCTL := $(BUILD)/tools/encctl
 ENCCTL_SRCS := $(wildcard $(TOP)/tools/encctl/*.c)
@@ -9,7 +10,7 @@ ENCCTL_LIBS := $(shell pkg-config --libs libmnl json-c 2>/dev/null || echo -lmnl
 .PHONY: tools
 tools: $(ENCCTL)
 
-$(ENCCTL): $(ENCCTL_SRCS) $(ENCCTL_HDRS) $(LIBENC_A) uapi/linux/encd.h
+$(ENCCTL): $(ENCCTL_SRCS) $(ENCCTL_HDRS) $(LIBENC_JSON_A) $(LIBENC_A) uapi/linux/encd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -DENCCTL_VERSION='"$(ENCD_VERSION)"' -o $@ $(ENCCTL_SRCS) \
-		$(LIBENC_A) $(LIBENC_LDLIBS) $(ENCCTL_LIBS) -lpthread
+		$(LIBENC_JSON_A) $(LIBENC_A) $(LIBENC_JSON_LDLIBS) $(LIBENC_LDLIBS) $(ENCCTL_LIBS)

@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * encctl comm show [dev NEC_DEV] [ctx CTX]: the global comms, whole, with
+ * encctl comm [show] [dev NEC_DEV] [ctx CTX]: the global comms, whole, with
  * their comm nodes.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "args.h"
-#include "commands.h"
+#include "encctl.h"
 #include "gcomm.h"
 #include "print.h"
 
-static void comm_usage(void)
+static int comm_help(int argc, char **argv)
 {
+	int ret = encctl_no_args("comm help", argc, argv);
+
+	if (ret)
+		return ret;
 	printf("Usage: encctl [-j [-p]] comm [show] [dev NEC_DEV] [ctx CTX]\n"
+	       "       encctl comm help\n"
 	       "\n"
 	       "Shows the global comms of this host (or of one NeuronCore device and/or\n"
 	       "context) with their comm nodes. With both dev and ctx, a comm that is not\n"
-	       "there is an error.\n");
+	       "there is an error. list is another name for show.\n");
+	return ENCCTL_EXIT_OK;
 }
 
 static int get_cb(const struct nlmsghdr *nlh, void *data)
@@ -40,6 +46,8 @@ static int comm_check(struct encctl_nl *nl, uint32_t nec_dev, uint32_t ctx)
 	return encctl_nl_talk(nl, req, get_cb, &g, what, encctl_gcomm_attr_name);
 }
 
+static const char *const show_words[] = { "dev", "ctx", NULL };
+
 static int comm_show(int argc, char **argv)
 {
 	uint32_t nec_dev = 0, ctx = 0;
@@ -50,16 +58,25 @@ static int comm_show(int argc, char **argv)
 	int ret = ENCCTL_EXIT_FAIL;
 
 	for (; argc > 0; argc -= 2, argv += 2) {
-		if (encctl_matches(argv[0], "dev")) {
-			if (encctl_arg_u32("dev", argv[1], ENCD_NEC_MAX_DEVICES - 1, &nec_dev))
+		const char *value = argc > 1 ? argv[1] : NULL;
+
+		if (argv[0][0] == '-' && argv[0][1])
+			return encctl_bad_option("comm show", argv[0], NULL, show_words);
+		switch (encctl_word_index(argv[0], show_words)) {
+		case 0:
+			if (encctl_parse_u32("comm show", "dev", value, ENCD_NEC_MAX_DEVICES - 1,
+					     &nec_dev))
 				return ENCCTL_EXIT_USAGE;
 			has_dev = true;
-		} else if (encctl_matches(argv[0], "ctx")) {
-			if (encctl_arg_u32("ctx", argv[1], ENCD_MAX_CONTEXTS - 1, &ctx))
+			break;
+		case 1:
+			if (encctl_parse_u32("comm show", "ctx", value, ENCD_MAX_CONTEXTS - 1,
+					     &ctx))
 				return ENCCTL_EXIT_USAGE;
 			has_ctx = true;
-		} else {
-			return encctl_bad_arg("comm", argv[0]);
+			break;
+		default:
+			return encctl_bad_word("comm show", "argument", argv[0], show_words, NULL);
 		}
 	}
 
@@ -83,16 +100,14 @@ out:
 	return ret;
 }
 
-static int comm_run(int argc, char **argv)
-{
-	if (argc == 0 || encctl_matches(argv[0], "show") || encctl_matches(argv[0], "list"))
-		return comm_show(argc ? argc - 1 : 0, argv + (argc ? 1 : 0));
-	return encctl_bad_arg("comm", argv[0]);
-}
-
-const struct encctl_cmd encctl_cmd_comm = {
-	.name = "comm",
-	.summary = "global comms and their comm nodes",
-	.run = comm_run,
-	.usage = comm_usage,
+static const struct cmd cmds[] = {
+	{ "show", comm_show },
+	{ "list", comm_show },
+	{ "help", comm_help },
+	{ NULL, NULL },
 };
+
+int do_comm(int argc, char **argv)
+{
+	return cmd_select(cmds, "comm", argc, argv, comm_show);
+}

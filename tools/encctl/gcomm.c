@@ -11,6 +11,7 @@
 #include <time.h>
 #include <linux/genetlink.h>
 
+#include "encctl.h"
 #include "gcomm.h"
 #include "print.h"
 
@@ -230,10 +231,8 @@ static int read_once(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl_g
 	if (encctl_nl_talk(nl, req, node_cb, &rctx, "reading the comm nodes",
 			   encctl_gcomm_attr_name))
 		return -1;
-	if (rctx.failed) {
-		fprintf(stderr, "encctl: out of memory\n");
-		return -1;
-	}
+	if (rctx.failed)
+		return encctl_err(-1, "reading the global comms: out of memory");
 	for (i = 0; i < out->n; i++)
 		qsort(out->comms[i].nodes, out->comms[i].n_nodes, sizeof(struct encctl_node),
 		      node_cmp);
@@ -257,7 +256,7 @@ int encctl_gcomms_read(struct encctl_nl *nl, int nec_dev, int ctx, struct encctl
 		return -1;
 	}
 	if (ret > 0)
-		fprintf(stderr, "encctl: warning: comms kept changing while being read\n");
+		encctl_warn("comms kept changing while being read");
 	return 0;
 }
 

@@ -9,20 +9,27 @@
 #include <string.h>
 #include <linux/genetlink.h>
 
-#include "commands.h"
+#include "args.h"
+#include "encctl.h"
 #include "gcomm.h"
 #include "print.h"
 
 static volatile sig_atomic_t stop;
 
-static void monitor_usage(void)
+static int monitor_help(int argc, char **argv)
 {
+	int ret = encctl_no_args("monitor help", argc, argv);
+
+	if (ret)
+		return ret;
 	printf("Usage: encctl [-j] monitor\n"
+	       "       encctl monitor help\n"
 	       "\n"
 	       "Prints the module's events until interrupted (SIGINT or SIGTERM; exit 0):\n"
 	       "gcomm-add and gcomm-del (a global comm built, torn down), world-formed,\n"
 	       "world-failed, sig-mismatch and node-del (comm nodes). Joining needs no\n"
 	       "privilege. With -j each event is one JSON object on its own line.\n");
+	return ENCCTL_EXIT_OK;
 }
 
 static void on_signal(int sig)
@@ -78,6 +85,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* cmd_select() runs it with no word left: monitor has no other arguments. */
 static int monitor_run(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -85,10 +93,6 @@ static int monitor_run(int argc, char **argv)
 	ssize_t n;
 	int ret = ENCCTL_EXIT_OK;
 
-	if (argc > 0) {
-		fprintf(stderr, "encctl: monitor takes no arguments; try 'encctl monitor --help'\n");
-		return ENCCTL_EXIT_USAGE;
-	}
 	if (encctl_nl_open(&nl))
 		return ENCCTL_EXIT_FAIL;
 	if (encctl_nl_subscribe(&nl)) {
@@ -103,12 +107,12 @@ static int monitor_run(int argc, char **argv)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			/* Not the end: the events after the lost ones still come. */
 			if (errno == ENOBUFS) {
-				fprintf(stderr, "encctl: monitor: events were lost (too many at once)\n");
+				encctl_warn("monitor: events were lost (too many at once)");
 				continue;
 			}
-			fprintf(stderr, "encctl: monitor: %s\n", strerror(errno));
-			ret = ENCCTL_EXIT_FAIL;
+			ret = encctl_err(ENCCTL_EXIT_FAIL, "monitor: %s", strerror(errno));
 			break;
 		}
 		mnl_cb_run(nl.buf, n, 0, 0, event_cb, &nl);
@@ -117,9 +121,12 @@ static int monitor_run(int argc, char **argv)
 	return ret;
 }
 
-const struct encctl_cmd encctl_cmd_monitor = {
-	.name = "monitor",
-	.summary = "print encd's events as they happen",
-	.run = monitor_run,
-	.usage = monitor_usage,
+static const struct cmd cmds[] = {
+	{ "help", monitor_help },
+	{ NULL, NULL },
 };
+
+int do_monitor(int argc, char **argv)
+{
+	return cmd_select(cmds, "monitor", argc, argv, monitor_run);
+}

@@ -12,7 +12,9 @@
 #include <linux/netlink.h>
 #include <linux/encd.h>
 
+#include "encctl.h"
 #include "nl.h"
+#include "print.h"
 
 #define REQ_BUF		4096
 
@@ -161,19 +163,21 @@ static int blamed_type(const struct nlmsghdr *req, uint32_t offset)
 	return attr->nla_type & NLA_TYPE_MASK;
 }
 
-static void say_attr(const char *how, int type, const char *(*attr_name)(uint16_t type))
+static void say_attr(struct encctl_sbuf *b, const char *how, int type,
+		     const char *(*attr_name)(uint16_t type))
 {
 	const char *name = attr_name ? attr_name(type) : NULL;
 
 	if (name)
-		fprintf(stderr, " (%s attribute %s)", how, name);
+		encctl_sbuf_add(b, " (%s attribute %s)", how, name);
 	else
-		fprintf(stderr, " (%s attribute %d)", how, type);
+		encctl_sbuf_add(b, " (%s attribute %d)", how, type);
 }
 
 int encctl_nl_talk(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
 		   const char *what, const char *(*attr_name)(uint16_t type))
 {
+	struct encctl_sbuf b = {};
 	struct nl_error kerr;
 	int err, type;
 
@@ -181,17 +185,17 @@ int encctl_nl_talk(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void
 	if (!err)
 		return 0;
 
-	fprintf(stderr, "encctl: %s: %s", what, strerror(err));
+	encctl_sbuf_add(&b, "%s: %s", what, strerror(err));
 	if (kerr.msg)
-		fprintf(stderr, ": %s", kerr.msg);
+		encctl_sbuf_add(&b, ": %s", kerr.msg);
 	type = blamed_type(req, kerr.offset);
 	if (type >= 0)
-		say_attr("bad", type, attr_name);
+		say_attr(&b, "bad", type, attr_name);
 	if (kerr.miss_type >= 0)
-		say_attr("missing", kerr.miss_type, attr_name);
+		say_attr(&b, "missing", kerr.miss_type, attr_name);
 	if (err == EPERM)
-		fprintf(stderr, ": this needs CAP_NET_ADMIN");
-	fputc('\n', stderr);
+		encctl_sbuf_add(&b, ": this needs CAP_NET_ADMIN");
+	encctl_err(0, "%s", b.s);
 	errno = err;
 	return -1;
 }
@@ -237,8 +241,7 @@ int encctl_nl_open(struct encctl_nl *nl)
 	nl->buf = malloc(ENCCTL_NL_BUF + REQ_BUF);
 	nl->sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!nl->buf || !nl->sock || mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
-		fprintf(stderr, "encctl: cannot open a generic netlink socket: %s\n",
-			strerror(errno));
+		encctl_err(0, "cannot open a generic netlink socket: %s", strerror(errno));
 		encctl_nl_close(nl);
 		return -1;
 	}
@@ -253,11 +256,9 @@ int encctl_nl_open(struct encctl_nl *nl)
 	mnl_attr_put_strz(req, CTRL_ATTR_FAMILY_NAME, ENCD_GENL_NAME);
 	err = nl_run(nl, req, family_cb, &fam, &kerr);
 	if (err == ENOENT || (!err && !fam.id)) {
-		fprintf(stderr,
-			"encctl: encd generic netlink family not found: is the encd module loaded?\n");
+		encctl_err(0, "encd generic netlink family not found: is the encd module loaded?");
 	} else if (err) {
-		fprintf(stderr, "encctl: cannot resolve the encd generic netlink family: %s\n",
-			strerror(err));
+		encctl_err(0, "cannot resolve the encd generic netlink family: %s", strerror(err));
 	} else {
 		nl->family = fam.id;
 		nl->events_group = fam.events_group;
@@ -277,16 +278,11 @@ void encctl_nl_close(struct encctl_nl *nl)
 
 int encctl_nl_subscribe(struct encctl_nl *nl)
 {
-	if (!nl->events_group) {
-		fprintf(stderr, "encctl: the encd family has no \"%s\" group\n", ENCD_MCGRP_EVENTS);
-		return -1;
-	}
+	if (!nl->events_group)
+		return encctl_err(-1, "the encd family has no \"%s\" group", ENCD_MCGRP_EVENTS);
 	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &nl->events_group,
-				  sizeof(nl->events_group)) < 0) {
-		fprintf(stderr, "encctl: cannot join the encd events group: %s\n",
-			strerror(errno));
-		return -1;
-	}
+				  sizeof(nl->events_group)) < 0)
+		return encctl_err(-1, "cannot join the encd events group: %s", strerror(errno));
 	return 0;
 }
 

@@ -25,8 +25,8 @@ struct encctl_nl {
 };
 
 /*
- * Opens a socket and resolves the family. On failure says why on stderr
- * (the module not loaded, most likely) and returns -1.
+ * Opens a socket and resolves the family. On failure says why through
+ * encctl_err() (the module not loaded, most likely) and returns -1.
  */
 int encctl_nl_open(struct encctl_nl *nl);
 void encctl_nl_close(struct encctl_nl *nl);
@@ -40,15 +40,15 @@ struct nlmsghdr *encctl_nl_request(struct encctl_nl *nl, uint8_t cmd, uint16_t f
 
 /*
  * Sends @req and feeds every reply message to @cb until the dump or the
- * acknowledgement ends it. Returns 0, or -1 with errno set after saying on
- * stderr what failed: "encctl: @what: <strerror>: <the kernel's message>".
+ * acknowledgement ends it. Returns 0, or -1 with errno set after saying
+ * through encctl_err() what failed: "@what: <strerror>: <the kernel's message>".
  * @attr_name (may be NULL) names a request attribute that the kernel's
  * extended ack points at.
  */
 int encctl_nl_talk(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
 		   const char *what, const char *(*attr_name)(uint16_t type));
 
-/* Joins the "events" multicast group. */
+/* Joins the "events" multicast group: 0, or -1 after saying why. */
 int encctl_nl_subscribe(struct encctl_nl *nl);
 
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Text and JSON output from the same calls; see print.h. JSON goes through
- * json-c, so strings are escaped and 64-bit values kept whole.
+ * json-c, so strings are escaped and 64-bit values kept whole. The error
+ * printer (encctl.h) is here too: with -j an error is the output.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ static void open_container(const char *key, struct json_object *obj)
 	if (!print_json())
 		return;
 	if (depth == PRINT_DEPTH) {
-		fprintf(stderr, "encctl: JSON nested too deep\n");
+		encctl_err(ENCCTL_EXIT_FAIL, "JSON nested too deep");
 		abort();
 	}
 	json_add(key, obj);
@@ -70,19 +71,63 @@ void print_close(void)
 		depth--;
 }
 
-void print_doc_end(void)
+/* Prints @doc as -p asks, one document on its own line(s). */
+static void put_doc(struct json_object *doc)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	if (!print_json() || !root)
-		return;
 	flags |= encctl_opts.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
 				      JSON_C_TO_STRING_PLAIN;
-	puts(json_object_to_json_string_ext(root, flags));
+	puts(json_object_to_json_string_ext(doc, flags));
 	fflush(stdout);
+}
+
+static void drop_doc(void)
+{
 	json_object_put(root);
 	root = NULL;
 	depth = 0;
+}
+
+void print_doc_end(void)
+{
+	if (!print_json() || !root)
+		return;
+	put_doc(root);
+	drop_doc();
+}
+
+int encctl_err(int ret, const char *fmt, ...)
+{
+	struct json_object *doc;
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!print_json()) {
+		fprintf(stderr, "encctl: %s\n", msg);
+		return ret;
+	}
+	/* The output failed: what was built of it is not the answer. */
+	drop_doc();
+	doc = json_object_new_object();
+	json_object_object_add(doc, "error", json_object_new_string(msg));
+	put_doc(doc);
+	json_object_put(doc);
+	return ret;
+}
+
+void encctl_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "encctl: warning: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 static void text(const char *fmt, ...)
@@ -149,6 +194,20 @@ void print_text(const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
+}
+
+void encctl_sbuf_add(struct encctl_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->len >= sizeof(b->s))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += n;
 }
 
 const char *print_duration(uint64_t ns, char *buf, unsigned int len)

@@ -10,6 +10,7 @@
 #define _ENCCTL_PRINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum print_to {
@@ -38,6 +39,15 @@ void print_bool(enum print_to to, const char *key, const char *fmt, bool value);
 void print_null(const char *key);
 /* Text only. */
 __attribute__((format(printf, 1, 2))) void print_text(const char *fmt, ...);
+
+/* A sentence built in pieces, for encctl_err(); what does not fit is cut. */
+struct encctl_sbuf {
+	char s[2048];
+	size_t len;
+};
+
+__attribute__((format(printf, 2, 3))) void encctl_sbuf_add(struct encctl_sbuf *b,
+							   const char *fmt, ...);
 
 /* "1.25ms", "3.2s", "2m05s": a duration in nanoseconds for people. */
 const char *print_duration(uint64_t ns, char *buf, unsigned int len);

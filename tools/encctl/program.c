@@ -3,7 +3,7 @@
  * encctl program: collective programs through libenc.
  *
  *   encctl [-j] program sign FILE.json --vnc V [--ctx C]
- *                        [--g-device-id G --world-size N] [--all-groups] [-j]
+ *                        [--g-device-id G --world-size N] [--all-groups]
  *
  * sign attaches to the global comm on (V, C), building it first as global
  * device G of a world of N when there is none, loads the program there and
@@ -14,126 +14,112 @@
  * has an all-zero signature. The comm and the program live as long as this
  * process, unless another holder keeps the comm.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <enc/enc.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
+#include "args.h"
 #include "encctl.h"
 #include "print.h"
 
 struct sign_opts {
 	const char *file;
-	unsigned int vnc, ctx, g_device_id, world_size;
+	uint32_t vnc, ctx, g_device_id, world_size;
 	bool has_vnc, has_identity, all_groups;
 };
 
-static void program_usage(void)
+enum { SIGN_VNC, SIGN_CTX, SIGN_G_DEVICE_ID, SIGN_WORLD_SIZE, SIGN_ALL_GROUPS };
+
+const struct encctl_opt encctl_sign_opts[] = {
+	{ "--vnc", true, SIGN_VNC },
+	{ "--ctx", true, SIGN_CTX },
+	{ "--g-device-id", true, SIGN_G_DEVICE_ID },
+	{ "--world-size", true, SIGN_WORLD_SIZE },
+	{ "--all-groups", false, SIGN_ALL_GROUPS },
+	{ NULL, false, 0 },
+};
+
+static int program_help(int argc, char **argv)
 {
-	fprintf(stderr,
-		"Usage: encctl [-j] program sign FILE.json --vnc V [--ctx C]\n"
-		"                         [--g-device-id G --world-size N] [--all-groups] [-j]\n"
-		"\n"
-		"Loads FILE.json (Documentation/program-format.rst) for the global comm on\n"
-		"core V, context C (default 0), building that comm as global device G of N\n"
-		"when it does not exist, and prints the op-signatures the kernel computes.\n"
-		"--all-groups also hashes the replica groups whose rank is not -1.\n");
+	int ret = encctl_no_args("program help", argc, argv);
+
+	if (ret)
+		return ret;
+	printf("Usage: encctl [-j [-p]] program sign FILE.json --vnc V [--ctx C]\n"
+	       "                         [--g-device-id G --world-size N] [--all-groups]\n"
+	       "       encctl program help\n"
+	       "\n"
+	       "Loads FILE.json (Documentation/program-format.rst) for the global comm on\n"
+	       "core V, context C (default 0), building that comm as global device G of N\n"
+	       "when it does not exist, and prints the op-signatures the kernel computes.\n"
+	       "--all-groups also hashes the replica groups whose rank is not -1.\n");
+	return ENCCTL_EXIT_OK;
 }
 
-static bool parse_uint(const char *s, unsigned int *v)
-{
-	unsigned long x;
-	char *end;
-
-	if (!*s || *s == '-')
-		return false;
-	x = strtoul(s, &end, 0);
-	if (*end || x > UINT32_MAX)
-		return false;
-	*v = x;
-	return true;
-}
-
+/* 0, or the exit code after saying what is wrong with the line. */
 static int parse_sign(int argc, char **argv, struct sign_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "vnc", required_argument, NULL, 'v' },
-		{ "ctx", required_argument, NULL, 'c' },
-		{ "g-device-id", required_argument, NULL, 'g' },
-		{ "world-size", required_argument, NULL, 'n' },
-		{ "all-groups", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct encctl_optparse p = {
+		.where = "program sign", .opts = encctl_sign_opts, .argc = argc, .argv = argv,
 	};
 	bool has_g = false, has_n = false;
-	int c;
+	const char *val;
+	uint32_t *dst;
+	int id;
 
-	/* 0, not 1: main() already ran getopt, whose state must start over. */
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jph", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			if (!parse_uint(optarg, &o->vnc))
-				goto bad_number;
+	while ((id = encctl_opt_next(&p, &val)) != ENCCTL_OPT_END) {
+		switch (id) {
+		case ENCCTL_OPT_BAD:
+			return ENCCTL_EXIT_USAGE;
+		case ENCCTL_OPT_WORD:
+			if (o->file)
+				return encctl_err(ENCCTL_EXIT_USAGE,
+						  "program sign: give exactly one FILE.json, not '%s' and '%s'",
+						  o->file, val);
+			o->file = val;
+			continue;
+		case SIGN_ALL_GROUPS:
+			o->all_groups = true;
+			continue;
+		case SIGN_VNC:
+			dst = &o->vnc;
 			o->has_vnc = true;
 			break;
-		case 'c':
-			if (!parse_uint(optarg, &o->ctx))
-				goto bad_number;
+		case SIGN_CTX:
+			dst = &o->ctx;
 			break;
-		case 'g':
-			if (!parse_uint(optarg, &o->g_device_id))
-				goto bad_number;
+		case SIGN_G_DEVICE_ID:
+			dst = &o->g_device_id;
 			has_g = true;
 			break;
-		case 'n':
-			if (!parse_uint(optarg, &o->world_size))
-				goto bad_number;
+		default:
+			dst = &o->world_size;
 			has_n = true;
 			break;
-		case 'a':
-			o->all_groups = true;
-			break;
-		case 'j':
-			encctl_opts.json = true;
-			break;
-		case 'p':
-			encctl_opts.pretty = true;
-			break;
-		case 'h':
-			program_usage();
-			return ENCCTL_EXIT_OK;
-		default:
-			program_usage();
-			return ENCCTL_EXIT_USAGE;
 		}
+		if (encctl_parse_u32(p.where, p.opt->name, val, UINT32_MAX, dst))
+			return ENCCTL_EXIT_USAGE;
 	}
-	if (optind != argc - 1 || !o->has_vnc || has_g != has_n) {
-		fprintf(stderr, "encctl program sign: %s\n",
-			optind > argc - 1 ? "FILE.json is missing" :
-			optind < argc - 1 ? "give exactly one FILE.json" :
-			!o->has_vnc ? "--vnc is required" :
-			"--g-device-id and --world-size go together");
-		program_usage();
-		return ENCCTL_EXIT_USAGE;
-	}
-	o->file = argv[optind];
+	if (!o->file)
+		return encctl_err(ENCCTL_EXIT_USAGE, "program sign: FILE.json is missing");
+	if (!o->has_vnc)
+		return encctl_err(ENCCTL_EXIT_USAGE, "program sign: --vnc is required");
+	if (has_g != has_n)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "program sign: --g-device-id and --world-size go together");
 	o->has_identity = has_g;
-	return -1;
-
-bad_number:
-	fprintf(stderr, "encctl program sign: '%s' is not a number from 0 to %u\n", optarg,
-		UINT32_MAX);
-	return ENCCTL_EXIT_USAGE;
+	return 0;
 }
 
-/* Makes this process a holder of the comm on (vnc, ctx), building it if asked. */
-static NRT_STATUS attach(const struct sign_opts *o)
+/*
+ * Makes this process a holder of the comm on (vnc, ctx), building it if asked;
+ * *@no_comm when there is none to attach to and nothing to build it from.
+ */
+static NRT_STATUS attach(const struct sign_opts *o, bool *no_comm)
 {
 	uint32_t g_device_id, world_size;
 	NRT_STATUS st;
@@ -143,13 +129,7 @@ static NRT_STATUS attach(const struct sign_opts *o)
 					    false);
 	st = enc_get_glb_device_id_and_cnt(o->vnc, o->ctx, &g_device_id, &world_size);
 	if (st != NRT_SUCCESS) {
-		char why[512];
-
-		snprintf(why, sizeof(why), "%s", enc_last_error());
-		fprintf(stderr, "encctl: %s\n", why);
-		fprintf(stderr,
-			"encctl: to build a global comm on core %u context %u, give --g-device-id and --world-size\n",
-			o->vnc, o->ctx);
+		*no_comm = true;
 		return st;
 	}
 	/* The same world again only attaches. */
@@ -199,16 +179,17 @@ static int program_sign(int argc, char **argv)
 	struct enc_program_signatures *sigs = NULL;
 	struct sign_opts o = { 0 };
 	struct enc_program *prog = NULL;
+	bool no_comm = false;
 	NRT_STATUS st;
 	int rc;
 
 	rc = parse_sign(argc, argv, &o);
-	if (rc >= 0)
+	if (rc)
 		return rc;
 
 	st = enc_init();
 	if (st == NRT_SUCCESS)
-		st = attach(&o);
+		st = attach(&o, &no_comm);
 	if (st == NRT_SUCCESS)
 		st = enc_program_from_json_file(o.file, &prog);
 	if (st == NRT_SUCCESS)
@@ -220,8 +201,11 @@ static int program_sign(int argc, char **argv)
 		st = enc_program_get_signatures(o.vnc, o.ctx, &sigs);
 	if (st == NRT_SUCCESS)
 		print_sigs(sigs);
+	else if (no_comm)
+		encctl_err(0, "%s (%s); to build a global comm on core %u context %u, give --g-device-id and --world-size",
+			   enc_last_error(), enc_status_name(st), o.vnc, o.ctx);
 	else
-		fprintf(stderr, "encctl: %s (%s)\n", enc_last_error(), enc_status_name(st));
+		encctl_err(0, "%s (%s)", enc_last_error(), enc_status_name(st));
 
 	enc_program_signatures_free(sigs);
 	enc_program_free(prog);
@@ -229,22 +213,13 @@ static int program_sign(int argc, char **argv)
 	return st == NRT_SUCCESS ? ENCCTL_EXIT_OK : ENCCTL_EXIT_FAIL;
 }
 
-static int program_run(int argc, char **argv)
-{
-	if (argc < 1) {
-		program_usage();
-		return ENCCTL_EXIT_USAGE;
-	}
-	if (!strcmp(argv[0], "sign"))
-		return program_sign(argc, argv);
-	fprintf(stderr, "encctl program: unknown command '%s'\n", argv[0]);
-	program_usage();
-	return ENCCTL_EXIT_USAGE;
-}
-
-const struct encctl_cmd encctl_cmd_program = {
-	.name = "program",
-	.summary = "sign a collective program (JSON) through the kernel",
-	.run = program_run,
-	.usage = program_usage,
+static const struct cmd cmds[] = {
+	{ "sign", program_sign },
+	{ "help", program_help },
+	{ NULL, NULL },
 };
+
+int do_program(int argc, char **argv)
+{
+	return cmd_select(cmds, "program", argc, argv, NULL);
+}

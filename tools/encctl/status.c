@@ -9,19 +9,26 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "args.h"
+#include "encctl.h"
 #include "gcomm.h"
 #include "print.h"
 #include "topo.h"
 
-static void status_usage(void)
+static int status_help(int argc, char **argv)
 {
+	int ret = encctl_no_args("status help", argc, argv);
+
+	if (ret)
+		return ret;
 	printf("Usage: encctl [-j [-p]] status\n"
+	       "       encctl status help\n"
 	       "\n"
 	       "The host's topology, then one line per global comm (NeuronCore device and\n"
 	       "context): rank and world size, pod, state, age, holders and root, followed\n"
 	       "by the world's phase times, one line per comm node (stream, replica groups,\n"
 	       "state, phase times) and the last error, if any.\n");
+	return ENCCTL_EXIT_OK;
 }
 
 static void print_host(const struct encctl_topo *topo, unsigned int n_comms)
@@ -113,7 +120,8 @@ static void print_comm(const struct encctl_gcomm *g)
 	print_close();
 }
 
-static int status_run(int argc, char **argv)
+/* cmd_select() runs it with no word left: status has no other arguments. */
+static int status_show(int argc, char **argv)
 {
 	struct encctl_gcomms comms;
 	struct encctl_topo topo;
@@ -121,10 +129,6 @@ static int status_run(int argc, char **argv)
 	unsigned int i;
 	int ret = ENCCTL_EXIT_FAIL;
 
-	if (argc > 0) {
-		fprintf(stderr, "encctl: status takes no arguments; try 'encctl status --help'\n");
-		return ENCCTL_EXIT_USAGE;
-	}
 	if (encctl_nl_open(&nl))
 		return ENCCTL_EXIT_FAIL;
 	if (encctl_topo_read(&nl, &topo) || encctl_gcomms_read(&nl, -1, -1, &comms))
@@ -147,9 +151,12 @@ out:
 	return ret;
 }
 
-const struct encctl_cmd encctl_cmd_status = {
-	.name = "status",
-	.summary = "one screen: is every world on this host healthy?",
-	.run = status_run,
-	.usage = status_usage,
+static const struct cmd cmds[] = {
+	{ "help", status_help },
+	{ NULL, NULL },
 };
+
+int do_status(int argc, char **argv)
+{
+	return cmd_select(cmds, "status", argc, argv, status_show);
+}

@@ -7,20 +7,27 @@
 #include <string.h>
 
 #include "args.h"
-#include "commands.h"
+#include "encctl.h"
 #include "print.h"
 #include "state.h"
 #include "topo.h"
 
-static void topo_usage(void)
+static int topo_help(int argc, char **argv)
 {
+	int ret = encctl_no_args("topo help", argc, argv);
+
+	if (ret)
+		return ret;
 	printf("Usage: encctl [-j [-p]] topo [show]\n"
 	       "       encctl topo set [pod-type none|p2p|switch|invalid|N] [pod-node-id N]\n"
 	       "                       [pod-sz N] [reservation-id N] [virtual-server-size N]\n"
+	       "       encctl topo help\n"
 	       "\n"
-	       "show: the host's topology (the seed's tdrv facts) and every virtual\n"
-	       "NeuronCore. set: changes the simulated device broker's host facts, all\n"
-	       "at once; comms built before keep theirs. It needs CAP_NET_ADMIN.\n");
+	       "show: the host's topology (the facts libnrt reads from its device driver,\n"
+	       "see Documentation/libnrt.rst) and every virtual NeuronCore. set: changes\n"
+	       "the simulated device broker's host facts, all at once; comms built before\n"
+	       "keep theirs. It needs CAP_NET_ADMIN.\n");
+	return ENCCTL_EXIT_OK;
 }
 
 static int topo_cb(const struct nlmsghdr *nlh, void *data)
@@ -65,7 +72,7 @@ static int vcore_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int topo_show(struct encctl_nl *nl)
+static int show(struct encctl_nl *nl)
 {
 	struct encctl_topo topo;
 	struct nlmsghdr *req;
@@ -94,102 +101,119 @@ static int topo_show(struct encctl_nl *nl)
 	return ENCCTL_EXIT_OK;
 }
 
-static const char *topo_attr_name(uint16_t type)
-{
-	switch (type) {
-	case ENCD_A_TOPO_POD_TYPE:
-		return "pod-type";
-	case ENCD_A_TOPO_POD_NODE_ID:
-		return "pod-node-id";
-	case ENCD_A_TOPO_POD_SZ:
-		return "pod-sz";
-	case ENCD_A_TOPO_RESERVATION_ID:
-		return "reservation-id";
-	case ENCD_A_TOPO_VIRTUAL_SERVER_SIZE:
-		return "virtual-server-size";
-	}
-	return NULL;
-}
-
-static int pod_type_arg(const char *value, uint32_t *out)
-{
-	uint32_t t;
-
-	for (t = ENCD_POD_TYPE_NONE; t <= ENCD_POD_TYPE_INVALID; t++) {
-		if (value && !strcmp(value, encctl_pod_type_name(t))) {
-			*out = t;
-			return 0;
-		}
-	}
-	/* A number is passed on as it is: the kernel says what it allows. */
-	return encctl_arg_u32("pod-type", value, UINT32_MAX, out);
-}
-
-static int topo_set(struct encctl_nl *nl, int argc, char **argv)
-{
-	struct nlmsghdr *req = encctl_nl_request(nl, ENCD_NL_CMD_TOPO_SET, 0);
-	uint64_t v64;
-	uint32_t v;
-	uint16_t type;
-
-	for (; argc > 0; argc -= 2, argv += 2) {
-		type = 0;
-		if (!strcmp(argv[0], "pod-type")) {
-			if (pod_type_arg(argv[1], &v))
-				return ENCCTL_EXIT_USAGE;
-			mnl_attr_put_u32(req, ENCD_A_TOPO_POD_TYPE, v);
-			continue;
-		}
-		if (!strcmp(argv[0], "reservation-id")) {
-			if (encctl_arg_u64(argv[0], argv[1], &v64))
-				return ENCCTL_EXIT_USAGE;
-			mnl_attr_put_u64(req, ENCD_A_TOPO_RESERVATION_ID, v64);
-			continue;
-		}
-		if (!strcmp(argv[0], "pod-node-id"))
-			type = ENCD_A_TOPO_POD_NODE_ID;
-		else if (!strcmp(argv[0], "pod-sz"))
-			type = ENCD_A_TOPO_POD_SZ;
-		else if (!strcmp(argv[0], "virtual-server-size"))
-			type = ENCD_A_TOPO_VIRTUAL_SERVER_SIZE;
-		else
-			return encctl_bad_arg("topo", argv[0]);
-		if (encctl_arg_u32(argv[0], argv[1], UINT32_MAX, &v))
-			return ENCCTL_EXIT_USAGE;
-		mnl_attr_put_u32(req, type, v);
-	}
-	if (encctl_nl_talk(nl, req, NULL, NULL, "topo set", topo_attr_name))
-		return ENCCTL_EXIT_FAIL;
-	return ENCCTL_EXIT_OK;
-}
-
-static int topo_run(int argc, char **argv)
+static int topo_show(int argc, char **argv)
 {
 	struct encctl_nl nl;
-	int ret;
+	int ret = encctl_no_args("topo show", argc, argv);
 
-	if (argc > 0 && !encctl_matches(argv[0], "show") && strcmp(argv[0], "set"))
-		return encctl_bad_arg("topo", argv[0]);
-	if (argc > 0 && strcmp(argv[0], "set") && argc > 1)
-		return encctl_bad_arg("topo", argv[1]);
-	if (argc == 1 && !strcmp(argv[0], "set")) {
-		fprintf(stderr, "encctl: topo set: say what to set; try 'encctl topo --help'\n");
-		return ENCCTL_EXIT_USAGE;
-	}
-
+	if (ret)
+		return ret;
 	if (encctl_nl_open(&nl))
 		return ENCCTL_EXIT_FAIL;
-	if (argc > 0 && !strcmp(argv[0], "set"))
-		ret = topo_set(&nl, argc - 1, argv + 1);
-	else
-		ret = topo_show(&nl);
+	ret = show(&nl);
 	encctl_nl_close(&nl);
 	return ret;
 }
 
-const struct encctl_cmd encctl_cmd_topo = {
-	.name = "topo",
-	.summary = "the host's topology and virtual NeuronCores; set it (admin)",
-	.run = topo_run,
-	.usage = topo_usage,
+/* The words of `topo set` and the attribute each sets, in the same order. */
+static const char *const set_words[] = {
+	"pod-type", "pod-node-id", "pod-sz", "reservation-id", "virtual-server-size", NULL,
 };
+
+static const uint16_t set_attrs[] = {
+	ENCD_A_TOPO_POD_TYPE, ENCD_A_TOPO_POD_NODE_ID, ENCD_A_TOPO_POD_SZ,
+	ENCD_A_TOPO_RESERVATION_ID, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE,
+};
+
+/* The name the kernel's errors blame an attribute of TOPO_SET by: the word that set it. */
+static const char *topo_attr_name(uint16_t type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(set_attrs) / sizeof(set_attrs[0]); i++)
+		if (set_attrs[i] == type)
+			return set_words[i];
+	return NULL;
+}
+
+static int pod_type_arg(const char *value, uint64_t *out)
+{
+	const char *names[ENCD_POD_TYPE_INVALID + 2];
+	uint32_t t;
+	int i;
+
+	for (t = ENCD_POD_TYPE_NONE; t <= ENCD_POD_TYPE_INVALID; t++)
+		names[t] = encctl_pod_type_name(t);
+	names[t] = NULL;
+	i = value ? encctl_word_index(value, names) : -1;
+	if (i >= 0) {
+		*out = i;
+		return 0;
+	}
+	if (value && !(value[0] >= '0' && value[0] <= '9')) {
+		encctl_bad_word("topo set", "pod-type", value, names, "a number");
+		return -1;
+	}
+	/* A number is passed on as it is: the kernel says what it allows. */
+	return encctl_parse_u64("topo set", "pod-type", value, UINT32_MAX, out);
+}
+
+static int topo_set(int argc, char **argv)
+{
+	uint16_t types[argc / 2 + 1];
+	uint64_t values[argc / 2 + 1];
+	struct encctl_nl nl;
+	struct nlmsghdr *req;
+	int n = 0, i, w, ret;
+	char list[256];
+
+	if (!argc)
+		return encctl_err(ENCCTL_EXIT_USAGE, "topo set: say what to set; try %s",
+				  encctl_words(list, sizeof(list), set_words));
+	/* All of the line first: a mistake anywhere in it sets nothing. */
+	for (; argc > 0; argc -= 2, argv += 2, n++) {
+		const char *value = argc > 1 ? argv[1] : NULL;
+
+		if (argv[0][0] == '-' && argv[0][1])
+			return encctl_bad_option("topo set", argv[0], NULL, set_words);
+		w = encctl_word_index(argv[0], set_words);
+		if (w < 0)
+			return encctl_bad_word("topo set", "argument", argv[0], set_words, NULL);
+		types[n] = set_attrs[w];
+		if (types[n] == ENCD_A_TOPO_POD_TYPE)
+			ret = pod_type_arg(value, &values[n]);
+		else
+			ret = encctl_parse_u64("topo set", argv[0], value,
+					       types[n] == ENCD_A_TOPO_RESERVATION_ID ? UINT64_MAX :
+										      UINT32_MAX,
+					       &values[n]);
+		if (ret)
+			return ENCCTL_EXIT_USAGE;
+	}
+
+	if (encctl_nl_open(&nl))
+		return ENCCTL_EXIT_FAIL;
+	req = encctl_nl_request(&nl, ENCD_NL_CMD_TOPO_SET, 0);
+	for (i = 0; i < n; i++) {
+		if (types[i] == ENCD_A_TOPO_RESERVATION_ID)
+			mnl_attr_put_u64(req, types[i], values[i]);
+		else
+			mnl_attr_put_u32(req, types[i], values[i]);
+	}
+	ret = encctl_nl_talk(&nl, req, NULL, NULL, "topo set", topo_attr_name) ?
+		      ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
+	encctl_nl_close(&nl);
+	return ret;
+}
+
+static const struct cmd cmds[] = {
+	{ "show", topo_show },
+	{ "set", topo_set },
+	{ "help", topo_help },
+	{ NULL, NULL },
+};
+
+int do_topo(int argc, char **argv)
+{
+	return cmd_select(cmds, "topo", argc, argv, topo_show);
+}

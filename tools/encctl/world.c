@@ -6,8 +6,9 @@
  *
  *   encctl world join --vnc V [--ctx C] --g-device-id G --world-size N
  *                     --root HOST:PORT [--program FILE.json] [--no-check-sigs]
- *                     [--barrier] [--hold SECONDS] [--timeout-ms MS]
- *   encctl world launch -n N --root HOST:PORT [--vnc-base B] [join options]
+ *                     [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]
+ *   encctl world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]
+ *                     [--vnc-base B] [join options]
  *
  * With -j, join prints one JSON object: "ok", "error" (the library's
  * sentence or null), "status", "rank", "rank_n", "phases" (microseconds),
@@ -17,7 +18,6 @@
  * succeeds when all of them do.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,28 +28,37 @@
 
 #include <enc/enc.h>
 #include <enc/bootstrap.h>
+#include <enc/json.h>
 #include <enc/program.h>
 
+#include "args.h"
 #include "encctl.h"
 
 struct join_opts {
-	unsigned int vnc, ctx, g_device_id, world_size, hold, timeout_ms;
-	unsigned int first, count;	/* launch: the ranks to start here */
-	unsigned int barriers;		/* more group barriers, timed */
-	const char *root, *program;
-	bool check_sigs, barrier;
+	uint32_t vnc, ctx, g_device_id, world_size, hold, timeout_ms;
+	uint32_t first, count;		/* launch: the ranks to start here */
+	uint32_t barriers;		/* more group barriers, timed */
+	const char *root, *program, *secret_file;
+	bool check_sigs, barrier, force_tcp, sig_all_groups;
 };
 
-static void world_usage(void)
+static int world_help(int argc, char **argv)
 {
-	fprintf(stderr,
-		"Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
-		"                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
-		"                          [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]\n"
-		"       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
-		"                          [--vnc-base B] [--ctx C]\n"
-		"                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
-		"                          [--hold SECONDS] [--timeout-ms MS]\n");
+	int ret = encctl_no_args("world help", argc, argv);
+
+	if (ret)
+		return ret;
+	printf("Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
+	       "                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
+	       "                          [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]\n"
+	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
+	       "       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
+	       "                          [--vnc-base B] [--ctx C]\n"
+	       "                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
+	       "                          [--hold SECONDS] [--timeout-ms MS]\n"
+	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
+	       "       encctl world help\n");
+	return ENCCTL_EXIT_OK;
 }
 
 static uint64_t now_us(void)
@@ -60,55 +69,67 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static bool parse_uint(const char *s, unsigned int *v)
-{
-	char *end;
-	unsigned long x;
+enum { OPT_VNC, OPT_VNC_BASE, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
+	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_RANKS, OPT_BARRIERS, OPT_SECRET_FILE,
+	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS };
 
-	errno = 0;
-	x = strtoul(s, &end, 0);
-	if (errno || !*s || *end || x > 0xffffffffUL)
-		return false;
-	*v = x;
-	return true;
-}
-
-enum { OPT_VNC = 256, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
-	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_VNC_BASE, OPT_RANKS, OPT_BARRIERS };
-
-static const struct option join_longopts[] = {
-	{ "vnc", required_argument, NULL, OPT_VNC },
-	{ "vnc-base", required_argument, NULL, OPT_VNC_BASE },
-	{ "ctx", required_argument, NULL, OPT_CTX },
-	{ "g-device-id", required_argument, NULL, OPT_GID },
-	{ "world-size", required_argument, NULL, OPT_WS },
-	{ "root", required_argument, NULL, OPT_ROOT },
-	{ "program", required_argument, NULL, OPT_PROGRAM },
-	{ "no-check-sigs", no_argument, NULL, OPT_NOSIGS },
-	{ "barrier", no_argument, NULL, OPT_BARRIER },
-	{ "hold", required_argument, NULL, OPT_HOLD },
-	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
-	{ "ranks", required_argument, NULL, OPT_RANKS },
-	{ "barriers", required_argument, NULL, OPT_BARRIERS },
-	{ "json", no_argument, NULL, 'j' },
-	{ NULL, 0, NULL, 0 },
+/* join's and launch's: launch's are a superset, and join takes them all. */
+const struct encctl_opt encctl_world_opts[] = {
+	{ "--vnc", true, OPT_VNC },
+	{ "--vnc-base", true, OPT_VNC_BASE },
+	{ "--ctx", true, OPT_CTX },
+	{ "--g-device-id", true, OPT_GID },
+	{ "--world-size", true, OPT_WS },
+	{ "-n", true, OPT_WS },
+	{ "--root", true, OPT_ROOT },
+	{ "--program", true, OPT_PROGRAM },
+	{ "--no-check-sigs", false, OPT_NOSIGS },
+	{ "--barrier", false, OPT_BARRIER },
+	{ "--barriers", true, OPT_BARRIERS },
+	{ "--hold", true, OPT_HOLD },
+	{ "--timeout-ms", true, OPT_TIMEOUT },
+	{ "--ranks", true, OPT_RANKS },
+	{ "--secret-file", true, OPT_SECRET_FILE },
+	{ "--force-tcp", false, OPT_FORCE_TCP },
+	{ "--sig-all-groups", false, OPT_SIG_ALL_GROUPS },
+	{ NULL, false, 0 },
 };
 
-/* Parses join's options (and launch's, which are a superset); -1 on misuse. */
-static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc,
-		      bool *have_gid)
+/* --ranks FIRST:COUNT; 0 or -1 after saying why. */
+static int parse_ranks(const char *where, const char *val, struct join_opts *o)
 {
-	unsigned int *dst;
-	int c;
+	const char *colon = strchr(val, ':');
+	char first[32];
+
+	if (!colon || colon - val >= (int)sizeof(first))
+		return encctl_err(-1, "%s: --ranks wants FIRST:COUNT, not '%s'", where, val);
+	snprintf(first, sizeof(first), "%.*s", (int)(colon - val), val);
+	if (encctl_parse_u32(where, "--ranks FIRST", first, UINT32_MAX, &o->first) ||
+	    encctl_parse_u32(where, "--ranks COUNT", colon + 1, UINT32_MAX, &o->count))
+		return -1;
+	return 0;
+}
+
+/* Parses join's options (and launch's); 0, or the exit code after saying what is wrong. */
+static int parse_opts(const char *where, int argc, char **argv, struct join_opts *o,
+		      bool *have_vnc, bool *have_gid)
+{
+	struct encctl_optparse p = {
+		.where = where, .opts = encctl_world_opts, .argc = argc, .argv = argv,
+	};
+	const char *val;
+	uint32_t *dst;
+	int id;
 
 	o->check_sigs = true;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jn:", join_longopts, NULL)) != -1) {
-		dst = NULL;
-		switch (c) {
-		case 'j':
-			encctl_opts.json = true;
-			continue;
+	while ((id = encctl_opt_next(&p, &val)) != ENCCTL_OPT_END) {
+		switch (id) {
+		case ENCCTL_OPT_BAD:
+			return ENCCTL_EXIT_USAGE;
+		case ENCCTL_OPT_WORD:
+			return encctl_err(ENCCTL_EXIT_USAGE,
+					  "%s: unexpected argument '%s'; every value follows its option",
+					  where, val);
 		case OPT_VNC:
 		case OPT_VNC_BASE:
 			dst = &o->vnc;
@@ -121,7 +142,6 @@ static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc
 			dst = &o->g_device_id;
 			*have_gid = true;
 			break;
-		case 'n':
 		case OPT_WS:
 			dst = &o->world_size;
 			break;
@@ -135,33 +155,39 @@ static int parse_opts(int argc, char **argv, struct join_opts *o, bool *have_vnc
 			dst = &o->barriers;
 			break;
 		case OPT_ROOT:
-			o->root = optarg;
+			o->root = val;
 			continue;
 		case OPT_PROGRAM:
-			o->program = optarg;
+			o->program = val;
 			continue;
 		case OPT_NOSIGS:
 			o->check_sigs = false;
 			continue;
+		case OPT_SECRET_FILE:
+			o->secret_file = val;
+			continue;
+		case OPT_FORCE_TCP:
+			o->force_tcp = true;
+			continue;
+		case OPT_SIG_ALL_GROUPS:
+			o->sig_all_groups = true;
+			continue;
 		case OPT_BARRIER:
 			o->barrier = true;
 			continue;
-		case OPT_RANKS:
-			if (sscanf(optarg, "%u:%u", &o->first, &o->count) != 2) {
-				fprintf(stderr, "encctl world: --ranks wants FIRST:COUNT\n");
-				return -1;
-			}
-			continue;
 		default:
-			return -1;
+			if (parse_ranks(where, val, o))
+				return ENCCTL_EXIT_USAGE;
+			continue;
 		}
-		if (!parse_uint(optarg, dst)) {
-			fprintf(stderr, "encctl world: bad number '%s'\n", optarg);
-			return -1;
-		}
+		if (encctl_parse_u32(where, p.opt->name, val, UINT32_MAX, dst))
+			return ENCCTL_EXIT_USAGE;
 	}
-	if (optind != argc || !o->root || !o->world_size)
-		return -1;
+	if (!o->root)
+		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --root HOST:PORT is required", where);
+	if (!o->world_size)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "%s: --world-size (or -n) is required, and above 0", where);
 	return 0;
 }
 
@@ -195,9 +221,40 @@ static NRT_STATUS step(struct join_result *r, NRT_STATUS st, uint64_t t0, uint64
 	return st;
 }
 
+/*
+ * The world secret from --secret-file: its bytes, up to the limit, a final
+ * newline dropped (as a file written by echo has one).
+ */
+static NRT_STATUS read_secret(const char *path, char *buf, size_t size, uint32_t *len)
+{
+	size_t n;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return enc_set_error(NRT_INVALID, "world join: cannot read the secret file %s: %s",
+				     path, strerror(errno));
+	n = fread(buf, 1, size, f);
+	fclose(f);
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (!n || n > ENCD_WORLD_SECRET_MAX)
+		return enc_set_error(NRT_INVALID,
+				     "world join: the secret file %s holds %zu bytes; a world secret is 1 to %u",
+				     path, n, ENCD_WORLD_SECRET_MAX);
+	*len = n;
+	return NRT_SUCCESS;
+}
+
 static void join_run(const struct join_opts *o, struct join_result *r)
 {
+	struct enc_setup_opts so = {
+		.timeout_ms = o->timeout_ms,
+		.flags = (o->force_tcp ? ENC_SETUP_FORCE_TCP : 0) |
+			 (o->sig_all_groups ? ENC_SETUP_SIG_ALL_GROUPS : 0),
+	};
 	struct enc_program *prog = NULL;
+	char secret[ENCD_WORLD_SECRET_MAX + 2];
 	uint8_t sig[ENC_SIG_LEN];
 	uint64_t t0;
 
@@ -208,8 +265,13 @@ static void join_run(const struct join_opts *o, struct join_result *r)
 					 o->check_sigs), t0, &r->t_build))
 		return;
 	t0 = now_us();
-	if (step(r, enc_setup_global_comm_ex(o->vnc, o->ctx, o->timeout_ms, &r->info), t0,
-		 &r->t_setup))
+	if (o->secret_file) {
+		if (step(r, read_secret(o->secret_file, secret, sizeof(secret), &so.secret_len), t0,
+			 &r->t_setup))
+			return;
+		so.secret = secret;
+	}
+	if (step(r, enc_setup_global_comm_opts(o->vnc, o->ctx, &so, &r->info), t0, &r->t_setup))
 		return;
 	if (o->program) {
 		t0 = now_us();
@@ -376,11 +438,15 @@ static int world_join(int argc, char **argv)
 	struct join_opts o = {};
 	struct join_result r = {};
 	bool have_vnc = false, have_gid = false;
+	int ret;
 
-	if (parse_opts(argc, argv, &o, &have_vnc, &have_gid) || !have_vnc || !have_gid) {
-		world_usage();
-		return ENCCTL_EXIT_USAGE;
-	}
+	ret = parse_opts("world join", argc, argv, &o, &have_vnc, &have_gid);
+	if (ret)
+		return ret;
+	if (!have_vnc)
+		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --vnc is required");
+	if (!have_gid)
+		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --g-device-id is required");
 	join_run(&o, &r);
 	if (encctl_opts.json) {
 		print_json(&o, &r);
@@ -396,8 +462,8 @@ static int world_join(int argc, char **argv)
 			printf("rank %u: %u replica group comms bootstrapped, %u from the pool\n",
 			       r.info.rank, r.n_new, r.n_hits);
 	} else {
-		fprintf(stderr, "encctl world: rank %u: %s (%s)\n", o.g_device_id, r.error,
-			enc_status_name(r.st));
+		encctl_err(0, "world join: rank %u: %s (%s)", o.g_device_id, r.error,
+			   enc_status_name(r.st));
 	}
 	fflush(stdout);
 	if (r.st == NRT_SUCCESS && o.hold)
@@ -412,23 +478,26 @@ static int world_launch(int argc, char **argv)
 	bool have_vnc = false, have_gid = false;
 	unsigned int i, failed = 0;
 	pid_t *pids;
+	int ret;
 
-	if (parse_opts(argc, argv, &o, &have_vnc, &have_gid) || have_gid) {
-		world_usage();
-		return ENCCTL_EXIT_USAGE;
-	}
+	ret = parse_opts("world launch", argc, argv, &o, &have_vnc, &have_gid);
+	if (ret)
+		return ret;
+	if (have_gid)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "world launch: --g-device-id is for join; launch numbers its ranks itself (see --ranks)");
 	/* By default every rank of the world, here; --ranks F:C only some. */
 	if (!o.count) {
 		o.first = 0;
 		o.count = o.world_size;
 	}
-	if (o.first >= o.world_size || o.count > o.world_size - o.first) {
-		world_usage();
-		return ENCCTL_EXIT_USAGE;
-	}
+	if (o.first >= o.world_size || o.count > o.world_size - o.first)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "world launch: --ranks %u:%u is not inside a world of %u (ranks 0 to %u)",
+				  o.first, o.count, o.world_size, o.world_size - 1);
 	pids = calloc(o.count, sizeof(*pids));
 	if (!pids)
-		return ENCCTL_EXIT_FAIL;
+		return encctl_err(ENCCTL_EXIT_FAIL, "world launch: out of memory");
 	fflush(stdout);
 	for (i = 0; i < o.count; i++) {
 		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], nb[16], prog[4096];
@@ -473,18 +542,26 @@ static int world_launch(int argc, char **argv)
 		}
 		if (!o.check_sigs)
 			args[a++] = "--no-check-sigs";
+		if (o.secret_file) {
+			args[a++] = "--secret-file";
+			args[a++] = (char *)o.secret_file;
+		}
+		if (o.force_tcp)
+			args[a++] = "--force-tcp";
+		if (o.sig_all_groups)
+			args[a++] = "--sig-all-groups";
 		if (o.barrier)
 			args[a++] = "--barrier";
 		args[a] = NULL;
 		pids[i] = fork();
 		if (pids[i] < 0) {
-			perror("encctl world launch: fork");
+			encctl_err(0, "world launch: fork: %s", strerror(errno));
 			failed++;
 			break;
 		}
 		if (!pids[i]) {
 			execv("/proc/self/exe", args);
-			perror("encctl world launch: exec");
+			encctl_err(0, "world launch: exec: %s", strerror(errno));
 			_exit(127);
 		}
 	}
@@ -503,19 +580,14 @@ static int world_launch(int argc, char **argv)
 	return failed ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
 }
 
-static int world_run(int argc, char **argv)
-{
-	if (argc >= 1 && !strcmp(argv[0], "join"))
-		return world_join(argc, argv);
-	if (argc >= 1 && !strcmp(argv[0], "launch"))
-		return world_launch(argc, argv);
-	world_usage();
-	return ENCCTL_EXIT_USAGE;
-}
-
-const struct encctl_cmd encctl_cmd_world = {
-	.name = "world",
-	.summary = "form or join a collective world (join, launch)",
-	.run = world_run,
-	.usage = world_usage,
+static const struct cmd cmds[] = {
+	{ "join", world_join },
+	{ "launch", world_launch },
+	{ "help", world_help },
+	{ NULL, NULL },
 };
+
+int do_world(int argc, char **argv)
+{
+	return cmd_select(cmds, "world", argc, argv, NULL);
+}

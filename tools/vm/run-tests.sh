@@ -14,7 +14,8 @@
 # DIR with the timeout from DIR/settings ("timeout=N", default 300 seconds),
 # rmmod encd, and, when the kernel has kmemleak, scan for leaks. Programs
 # find the module, the build and DIR in $ENCD_KO, $ENCD_BUILD and
-# $ENCD_SELFTESTS.
+# $ENCD_SELFTESTS, and the lane in $ENCD_LANE (the build's name: debug-amd64
+# for the debug lane, the Debian kernel's version otherwise).
 #
 # Test cases are counted from each program's top-level KTAP result lines; a
 # program that crashes, times out or fails without saying which case failed
@@ -56,7 +57,7 @@ allowed_list=${allowed_list:-no program}
 ko=$build/kmod/encd.ko
 kmemleak=/sys/kernel/debug/kmemleak
 # For tests that reload the module with other parameters or read data files.
-export ENCD_KO=$ko ENCD_BUILD=$build ENCD_SELFTESTS=$srcdir
+export ENCD_KO=$ko ENCD_BUILD=$build ENCD_SELFTESTS=$srcdir ENCD_LANE=${build##*/}
 
 passed=0 failed=0 skipped=0
 fail() {

@@ -45,13 +45,14 @@ vm-check: vm-kver
 		--mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
 # The module is built against the debug kernel's tree into build/debug-amd64
-# (the top Makefile takes a KVER without "-amd64" for a short Debian one).
-# The kernel panics on the first WARN; the runner checks kmemleak, the taint
-# and the kernel log after every program.
+# (the top Makefile takes a KVER without "-amd64" for a short Debian one),
+# with fault injection at its socket and crypto calls (kmod/fault.c), which
+# only this kernel can offer. The kernel panics on the first WARN; the
+# runner checks kmemleak, the taint and the kernel log after every program.
 VM_DEBUG_KVER := debug-amd64
 vm-check-debug:
 	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
-	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir && \
+	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir ENCD_FAULT_INJECTION=y && \
 	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/$(VM_DEBUG_KVER) \
 		$(foreach t,$(VM_DEBUG_ALLOW_SKIP),--allow-skip $(t)) --append panic_on_warn=1 --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
 

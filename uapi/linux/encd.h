@@ -127,15 +127,18 @@ struct encd_head {
  * @pod_type: enum encd_pod_type
  * @pod_node_id: this host's node id in the pod
  * @pod_sz: the pod's size in nodes
+ * @__pad0: always 0
  * @reservation_id: the host's reservation id
  * @__root_comm_id_ptr: a pointer in the original; always 0 (see @root_comm_id)
  * @check_sigs: 1 when op signatures are checked across ranks at bootstrap
+ * @__pad1: always 0
  * @inc_recv_sem_values_buffer: the mmap offset of the semaphore buffer
  * @inc_recv_sem_values_buffer_size: ENCD_SEM_VALUES_SIZE (516)
  * @serial: a number no other global comm since module load has had
  * @holders: how many file descriptors hold the comm
  * @state: enum encd_gcomm_state
  * @ctx_id: the context slot
+ * @__pad2: always 0
  * @root_comm_id: "host:port" of the world's root, NUL-terminated
  */
 struct encd_glb_comm_header {
@@ -680,8 +683,8 @@ struct encd_program_seal {
  *
  * Network namespaces: the family is in every one. A global comm belongs to
  * the network namespace of the process that built it. Requests and event
- * listeners in that namespace see it; in the initial namespace they see
- * every comm of the host; in any other they do not see it at all.
+ * listeners in that namespace see it; in any other, the initial one
+ * included, they do not see it at all.
  *
  * Nothing secret is ever sent: not a bootstrap unique id, not a world
  * secret. Signatures are digests of a program, not secrets.
@@ -861,23 +864,35 @@ enum encd_nl_cmd {
 /*
  * Bootstrap
  * ---------
- * A global comm becomes a *world* when ENCD_IOC_SETUP_GLOBAL_COMM forms it
- * (libnrt's enc_setup_global_comm): the rank with g_device_id 0 listens on
- * root_comm_id ("a.b.c.d:port", "[v6]:port" or "localhost:port"), every rank
- * connects there, and once all g_device_cnt ranks have arrived each one gets
- * the peer table; then the global replica group (all ranks, in order) gets
- * its comm node through get_nccl_comm (Documentation/bootstrap.rst). All of
- * it runs on kernel TCP sockets in the network namespace of the caller. The
- * world belongs to the file that formed it: closing that file (or releasing
- * its hold on the comm) closes the world's sockets, and its peers see the
- * connections drop. Every operation ends by a deadline: @timeout_ms, or the
- * module parameter bootstrap_timeout_ms (default 60000) when 0; a signal
- * ends it too (EINTR).
+ * A global comm becomes a rank of a *world* when ENCD_IOC_SETUP_GLOBAL_COMM
+ * sets it up (libnrt's enc_setup_global_comm). The ranks of a world that
+ * share this kernel and network namespace (the comm's) are gathered by one
+ * host agent; the host of the rank with g_device_id 0 (the root) listens on
+ * root_comm_id ("a.b.c.d:port", "[v6]:port" or "localhost:port"), every
+ * other host connects there and registers its ranks; once all g_device_cnt
+ * ranks have arrived the root sends the world's table down a tree of hosts,
+ * and the global replica group (all ranks, in order) gets its comm node
+ * through get_nccl_comm. Every connection is authenticated with the world's
+ * key: its secret (@secret_uptr), or on a loopback root without one, a key
+ * this kernel keeps to itself; a root off loopback without a secret is
+ * refused unless the module was loaded with allow_insecure_worlds=1
+ * (Documentation/bootstrap.rst describes the protocol and the trust model).
+ *
+ * The rank belongs to the file that set it up: releasing that file's hold
+ * on the comm, or closing it, takes the rank out of the world at once and
+ * fails the world for every other rank, which hears it within a few
+ * messages' time. Every wait ends by a deadline: @timeout_ms (clamped to 1
+ * ms .. 24 h), or the module parameter bootstrap_timeout_ms (default 60000)
+ * when 0; a signal ends it too (EINTR). A deadline or a signal ends the
+ * wait, not the world: the next call finds it where it got to.
  *
  * Errors of the bootstrap commands, besides those of every command:
  *   ETIMEDOUT  the deadline passed; the sentence says what was awaited
  *              (for the root: which ranks never arrived).
  *   EINTR      a signal.
+ *   ECONNABORTED  a rank left the world (the sentence names it), or this
+ *              file released the comm while the call waited.
+ *   EACCES     the root does not hold this rank's world secret.
  *   EBADE      "mismatched collectives between the peers": a group's
  *              signatures differ across ranks (only with check_sigs). Every
  *              rank of the group fails; the rank that saw the differing
@@ -885,9 +900,9 @@ enum encd_nl_cmd {
  *              reports it).
  *   EINVAL     root_comm_id unusable, a rank the root refused (the root's
  *              sentence: world size differs, id out of range or taken).
- *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE: a peer vanished or broke
- *              the protocol; the sentence names it.
- *   EBUSY      the world was formed by another file.
+ *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE, EBADMSG, ENOBUFS: a host
+ *              vanished or broke the protocol; the sentence names it.
+ *   EBUSY      the world was set up by another file.
  *
  * Message counters: each comm node counts the messages it sent (tx) and
  * received (rx) by type (enum encd_msg_type) and size: signature validation
@@ -898,8 +913,22 @@ enum encd_nl_cmd {
 /* The world's own replica group, in group_id fields. */
 #define ENCD_GROUP_GLOBAL	0xffffffffU
 
+/*
+ * head.flags of SETUP_GLOBAL_COMM. ENCD_SETUP_FORCE_TCP: this rank gets a
+ * host agent of its own, so its messages to every other rank cross a
+ * socket even on this host (for tests of the socket path; the module
+ * parameter local_delivery=0 does it for every rank). ENCD_SETUP_SIG_ALL_
+ * GROUPS: the world's programs are signed with ENCD_SIG_ALL_GROUPS. Every
+ * rank of a world must agree on it and on check_sigs: the root refuses a
+ * world whose ranks differ, naming the rank.
+ */
+#define ENCD_SETUP_FORCE_TCP		(1U << 0)
+#define ENCD_SETUP_SIG_ALL_GROUPS	(1U << 1)
+
 /* out_flags of SETUP_GLOBAL_COMM */
-#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call formed the world */
+#define ENCD_SETUP_OUT_FORMED	(1U << 0)	/* this call set the rank up */
+
+#define ENCD_WORLD_SECRET_MAX	64
 
 /**
  * struct encd_setup_global_comm - ENCD_IOC_SETUP_GLOBAL_COMM
@@ -917,16 +946,15 @@ enum encd_nl_cmd {
  * @secret_len: its length, at most ENCD_WORLD_SECRET_MAX; 0: none
  * @__reserved2: must be 0
  *
- * Idempotent: once the world is formed the call only reports it.
+ * Idempotent: once the world is formed the call only reports it (to any
+ * file that holds the comm).
  *
- * With a world secret, HELLO, the peer table and every peer link carry an
- * HMAC-SHA256 keyed by it: the root refuses a rank without it ("rank %u
- * does not hold the world secret of the root", EINVAL), a rank refuses a
- * root without it (EACCES), a link without it is turned away. Every rank of
- * a world must give the same secret, or none. It never leaves the kernel.
+ * The world secret keys every connection of the world (HMAC-SHA256
+ * handshakes and frame tags): a rank without it cannot take part, and fails
+ * with EACCES when the root does not hold its secret. Every rank of a world
+ * must give the same secret, or (on a loopback root) none. It never leaves
+ * the kernel, and is wiped once the key is derived.
  */
-#define ENCD_WORLD_SECRET_MAX	64
-
 struct encd_setup_global_comm {
 	struct encd_head head;
 	__u32 vnc;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libenc: the seed's enc_* global-communicator API over /dev/encd.
+ * libenc: libnrt's enc_* global-communicator API over /dev/encd
+ * (Documentation/libnrt.rst describes the runtime behaviour it reproduces).
  *
  * Every function is thread-safe and returns an NRT_STATUS. A failure also
  * leaves a sentence saying what failed, read with enc_last_error() on the
@@ -34,7 +35,7 @@ extern "C" {
 NRT_STATUS enc_init(void);
 
 /*
- * The seed's enc_init_global_comm: makes this process a rank of a world of
+ * libnrt's enc_init_global_comm: makes this process a rank of a world of
  * @g_device_count ranks on core @vnc, context @ctx_id. Calling it again with
  * the same world succeeds; with another world it is NRT_INVALID.
  */
@@ -42,7 +43,7 @@ NRT_STATUS enc_init_global_comm(uint32_t vnc, uint32_t g_device_id, uint32_t g_d
 				uint32_t ctx_id, const char *root_comm_id, bool check_sigs);
 
 /*
- * The seed's enc_validate_global_comm: checks a NEFF's world (@dev_count)
+ * libnrt's enc_validate_global_comm: checks a NEFF's world (@dev_count)
  * against the core's global comm, building the comm when there is none.
  */
 NRT_STATUS enc_validate_global_comm(uint32_t vnc, uint32_t dev_id, uint32_t dev_count,
@@ -69,11 +70,19 @@ NRT_STATUS enc_release_global_comm(uint32_t vnc, uint32_t ctx_id);
 /* The sentence behind this thread's last failure, "" if there was none. */
 const char *enc_last_error(void);
 
+/*
+ * Sets this thread's last error (printf-style, truncated at 511 bytes) and
+ * returns @st: for code layered on libenc, such as libenc-json, to report
+ * its own failures the way libenc does.
+ */
+NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* "NRT_INVALID" for NRT_INVALID, and so on. */
 const char *enc_status_name(NRT_STATUS st);
 
 /*
- * The seed's nrt_close path: unmaps every buffer enc_map_sem_values() gave,
+ * libnrt's nrt_close path: unmaps every buffer enc_map_sem_values() gave,
  * closes /dev/encd (releasing every comm this process holds) and leaves the
  * library CLOSED.
  */

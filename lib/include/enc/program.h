@@ -3,15 +3,15 @@
  * libenc: collective programs and their op-signature.
  *
  * A program is what a NEFF declares about its collectives: replica groups,
- * src-target-pair sets and the op queue (the seed's enc_context). Build one
+ * src-target-pair sets and the op queue (libnrt's enc_context). Build one
  * in memory with the enc_program_add_*() calls, or read its JSON form
- * (Documentation/program-format.rst); load it for a (vnc, ctx_id) whose
- * global comm this process holds; then sign it in the kernel with
- * enc_calculate_signature() (Documentation/signature.rst).
+ * (Documentation/program-format.rst) with libenc-json's <enc/json.h>; load
+ * it for a (vnc, ctx_id) whose global comm this process holds; then sign it
+ * in the kernel with enc_calculate_signature() (Documentation/signature.rst).
  *
- * The library checks only what it needs to encode a program (and, for JSON,
- * the JSON's shape); the kernel validates the rest against the world and
- * says what is wrong, read with enc_last_error().
+ * The library checks only what it needs to encode a program; the kernel
+ * validates the rest against the world and says what is wrong, read with
+ * enc_last_error().
  *
  * An enc_program object is not locked: use one from one thread at a time.
  * The calls that talk to the kernel are thread-safe like the rest of libenc.
@@ -91,10 +91,6 @@ NRT_STATUS enc_program_add_pair(struct enc_program *prog, uint32_t stp_id,
 				const uint32_t *ids, uint32_t n);
 NRT_STATUS enc_program_add_op(struct enc_program *prog, const struct enc_op_desc *op);
 
-/* Reads the JSON form; *@progp is the caller's to free. */
-NRT_STATUS enc_program_from_json_string(const char *json, struct enc_program **progp);
-NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **progp);
-
 /* The binary description the kernel reads; *@buf is the caller's to free(). */
 NRT_STATUS enc_program_encode(const struct enc_program *prog, void **buf, size_t *len);
 
@@ -107,10 +103,18 @@ NRT_STATUS enc_program_load(uint32_t vnc, uint32_t ctx_id, const struct enc_prog
 NRT_STATUS enc_program_load_binary(uint32_t vnc, uint32_t ctx_id, const void *buf, size_t len);
 
 /*
- * The seed's enc_calculate_signature, in the kernel: signs the program on
- * (@vnc, @ctx_id) and writes its global signature to @global. @flags:
- * ENC_SIG_ALL_GROUPS or 0. A sealed program is NRT_INVALID, "cannot
- * calculate CC signature: not in parse state".
+ * libnrt's enc_calculate_signature, in the kernel: signs the program on
+ * (@vnc, @ctx_id) and writes its global signature to @global (if not NULL).
+ * @flags: ENC_SIG_ALL_GROUPS or 0.
+ *
+ * With no program loaded there, there is nothing to sign: NRT_SUCCESS, as
+ * libnrt returns when it has no enc_context, and @global is zeroed. A
+ * program with nothing to hash (no src-target-pair set, and no replica
+ * group that @flags hashes: a sendrecv one, or any with ENC_SIG_ALL_GROUPS)
+ * signs to sixteen zero bytes, where libnrt gives the MD5 of no bytes,
+ * d41d8cd98f00b204e9800998ecf8427e (Documentation/libnrt.rst). A sealed
+ * program is NRT_INVALID, "cannot calculate CC signature: not in parse
+ * state".
  */
 NRT_STATUS enc_calculate_signature(uint32_t vnc, uint32_t ctx_id, uint32_t flags,
 				   uint8_t global[ENC_SIG_LEN]);

@@ -1,0 +1,859 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * encd's private header: the objects every part of the module shares, and
+ * what each part offers the others. The wire protocol is in wire.h, the
+ * pure schedule math in schedule.h, kernel-version differences in compat.h.
+ *
+ * Objects
+ * -------
+ * A global comm (struct encd_gcomm, libnrt's enc_glb_comm) is one rank's
+ * identity in a world, one per (nec_dev, ctx_id) slot of the registry.
+ * Open files of /dev/encd (struct encd_file) hold comms and own the
+ * programs they load. A world formed on a comm belongs to the file that
+ * formed it.
+ *
+ * Locking
+ * -------
+ * Outermost first; a lock may be taken while holding any lock above it,
+ * never one below it. Locks of the same kind never nest (two files', two
+ * hosts', two cores' mutexes). No lock is ever held across a wait for the
+ * network: sockets are non-blocking and their work runs in workers
+ * (link.c); an operation that waits for its world waits on its rank's wait
+ * queue holding only its rank's op_lock, which nobody else needs.
+ *
+ *  1. encd_rank.op_lock          one operation at a time on a rank (world.c),
+ *                                taken interruptibly.
+ *  2. encd_file.lock             what one open file holds and its programs
+ *                                (cdev.c, program.c). Taken by the mmap
+ *                                handler with mmap_lock held, so no user
+ *                                memory is touched under it.
+ *  3. encd_gcomm.rank_lock       which rank a comm has (world.c), a
+ *                                spinlock.
+ *  4. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
+ *                                core in the registry (gcomm.c, registry.c).
+ *  5. hosts_lock                 the list of host agents (host.c).
+ *  6. encd_host.lock             a host agent, its links' host-side state,
+ *                                its local ranks' nodes, local barriers and
+ *                                early messages (host.c, root.c,
+ *                                bootstrap.c, barrier.c, pool.c).
+ *  7. encd_link.tx_lock          a link's send queue, a spinlock (link.c).
+ *  8. the last-failure store     (failure.c), a spinlock: innermost,
+ *                                nothing is taken or sleeps under it.
+ *
+ * The topology's parameter lock (kernel_param_lock) is taken alone.
+ * Lookups in the registry take no lock: RCU and kref_get_unless_zero().
+ */
+#ifndef _ENCD_PRIVATE_H
+#define _ENCD_PRIVATE_H
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/err.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/hashtable.h>
+#include <linux/rcupdate.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <linux/encd.h>
+
+#include "wire.h"
+
+struct encd_rank;
+struct net;
+struct netlink_callback;
+struct page;
+struct sk_buff;
+struct vm_area_struct;
+
+/* Topology: the device broker (topology.c) */
+
+/* What the device broker knows of one virtual NeuronCore. */
+struct encd_vcore {
+	u32 vnc;
+	u32 nec_dev_id;
+	u32 mla_idx;
+	u32 host_device_id;
+	u32 routing_id;
+	u32 vtpb_idx;
+};
+
+/* What the device broker knows of this host ("tdrv"), read as one snapshot. */
+struct encd_host_topology {
+	u32 pod_type;
+	u32 pod_node_id;
+	u32 pod_sz;
+	u64 reservation_id;
+	u32 virtual_server_size;
+};
+
+/* Which fields of a host topology encd_topology_set_host() writes. */
+#define ENCD_TOPO_POD_TYPE		BIT(0)
+#define ENCD_TOPO_POD_NODE_ID		BIT(1)
+#define ENCD_TOPO_POD_SZ		BIT(2)
+#define ENCD_TOPO_RESERVATION_ID	BIT(3)
+#define ENCD_TOPO_VIRTUAL_SERVER_SIZE	BIT(4)
+
+u32 encd_topology_num_vcores(void);
+int encd_topology_get_vcore(u32 vnc, struct encd_vcore *vcore);
+void encd_topology_get_host(struct encd_host_topology *host);
+void encd_topology_set_host(const struct encd_host_topology *host, unsigned int which);
+int encd_topology_init(void);
+
+/* /dev/encd: open files and ioctl calls (cdev.c) */
+
+#define ENCD_SLOTS	(ENCD_NEC_MAX_DEVICES * ENCD_MAX_CONTEXTS)
+#define ENCD_MSG_MAX	256
+
+struct encd_program;
+
+/* One open file of /dev/encd. */
+struct encd_file {
+	struct mutex lock;	/* guards held and programs */
+	/* slot (see encd_slot()) -> this fd holds the comm */
+	DECLARE_BITMAP(held, ENCD_SLOTS);
+	struct encd_program *programs[ENCD_SLOTS];
+};
+
+/* One ioctl call in flight. */
+struct encd_ucmd {
+	struct encd_file *file;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+	char msg[ENCD_MSG_MAX];
+};
+
+/* The registry slot of (nec_dev, ctx_id): the index of held and programs. */
+static inline unsigned int encd_slot(u32 nec_dev, u32 ctx_id)
+{
+	return nec_dev * ENCD_MAX_CONTEXTS + ctx_id;
+}
+
+__printf(3, 4) int encd_fail(struct encd_ucmd *ucmd, int err, const char *fmt, ...);
+int encd_ucmd_respond(struct encd_ucmd *ucmd, size_t cmd_len);
+
+/* encd_ucmd_get_gcomm() flags */
+#define ENCD_UCMD_HELD		BIT(0)	/* the calling file must hold the comm */
+#define ENCD_UCMD_LOCKED	BIT(1)	/* and the caller holds its lock */
+
+int encd_ucmd_slot(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, unsigned int *slot);
+struct encd_gcomm *encd_ucmd_get_gcomm(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id,
+				       unsigned int flags);
+bool encd_file_holds(struct encd_file *file, unsigned int slot);
+
+int encd_cdev_init(void);
+void encd_cdev_exit(void);
+
+/* The registry (registry.c) */
+
+struct encd_gcomm *encd_get_global_comm(u32 nec_dev, u32 ctx_id);
+struct encd_gcomm *encd_peek_global_comm(u32 nec_dev, u32 ctx_id);
+void encd_set_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g);
+void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g);
+struct mutex *encd_init_mutex(u32 nec_dev);
+u32 encd_registry_generation(void);
+int encd_registry_init(void);
+void encd_registry_exit(void);
+
+/* The global communicator (gcomm.c) */
+
+/*
+ * The global communicator of one (nec_dev, ctx_id): libnrt's enc_glb_comm.
+ * Its identity is written once, before it is published in the registry, and
+ * never changes; readers need no lock for it.
+ */
+struct encd_gcomm {
+	struct kref ref;
+	struct rcu_head rcu;
+
+	u32 g_device_id;
+	u32 g_device_cnt;
+	u32 vtpb_idx;
+	s32 nec_dev_id;
+	s32 mla_idx;
+	s32 host_device_id;
+	s32 routing_id;
+	u32 virtual_server_id;
+	u32 pod_type;
+	u32 pod_node_id;
+	u32 pod_sz;
+	u64 reservation_id;
+	u32 ctx_id;
+	bool check_sigs;
+	char root_comm_id[ENCD_ROOT_COMM_ID_MAX];
+	u64 serial;
+	struct net *net;	/* the builder's, counted: the comm lives there */
+	u64 created_ns;		/* CLOCK_BOOTTIME */
+
+	/* The semaphore-increment value buffer: one page, see sembuf.c. */
+	struct page *sem_page;
+
+	/*
+	 * How many fds hold the comm. It only rises from non-zero without
+	 * the init mutex; it falls, and the comm is unpublished at zero,
+	 * under it.
+	 */
+	atomic_t holders;
+	u32 state;		/* enum encd_gcomm_state, READ_ONCE */
+	spinlock_t rank_lock;
+	struct encd_rank *rank;	/* the rank set up on it (world.c), counted */
+};
+
+/* What BUILD and VALIDATE are asked for. */
+struct encd_gcomm_args {
+	u32 vnc;
+	u32 g_device_id;
+	u32 g_device_cnt;
+	u32 ctx_id;
+	const char *root_comm_id;
+	bool check_sigs;
+};
+
+struct encd_gcomm *encd_gcomm_build(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+				    bool *created);
+struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
+				       bool *created);
+void encd_gcomm_unhold(u32 nec_dev, u32 ctx_id);
+struct encd_gcomm *encd_gcomm_get(struct encd_gcomm *g);
+void encd_gcomm_put(struct encd_gcomm *g);
+void encd_gcomm_fill_header(struct encd_gcomm *g, struct encd_glb_comm_header *h);
+
+/* The semaphore-increment value buffer (sembuf.c) */
+
+struct page *encd_sembuf_alloc(void);
+void encd_sembuf_free(struct page *page);
+int encd_sembuf_mmap(struct page *page, struct vm_area_struct *vma);
+
+/* Programs (program.c) and their signature (signature.c) */
+
+/* A list of global device ids: a slice of the program's id pool. */
+struct encd_ids {
+	const u32 *id;
+	u32 n;
+};
+
+/* Ends an owner's chain of ops. */
+#define ENCD_OP_CHAIN_END	U32_MAX
+
+/* One op of the queue. Its owner's ops are chained in queue order by @next. */
+struct encd_queue_op {
+	u64 size_n;
+	u32 op;			/* enum encd_op */
+	u32 peer;
+	u32 dtype;
+	u32 alg;
+	u32 channel;		/* permute_ring_ch_id */
+	u32 next;
+};
+
+/* libnrt's enc_replica_group_info. */
+struct encd_replica_group {
+	u32 group_id;
+	s32 rank;		/* -1 for a sendrecv group */
+	u32 rank_n;
+	s32 src_target_pairs_id;
+	u32 stp_idx;		/* index of that stp in the program, or U32_MAX */
+	u32 num_ops;
+	u32 stream_id;
+	u32 bootstrap_rank;
+	u32 flags;		/* ENCD_PROG_GROUP_* */
+	struct encd_ids participants;
+	struct encd_ids bootstrap_participants;
+	u32 first_op, last_op;
+	/* Its level-1 bytes: encd_program.sig_bytes[sig_off, sig_off + sig_len). */
+	size_t sig_off;
+	u32 sig_len;
+	bool hashed;		/* by the last signing */
+	u8 signature[ENCD_SIG_LEN];
+};
+
+/* libnrt's enc_src_target_pairs_info. */
+struct encd_src_target_pairs {
+	u32 id;
+	u32 n_pairs;
+	const struct encd_ids *pairs;
+	struct encd_ids participants;
+	u32 first_op, last_op;
+	size_t sig_off;
+	u32 sig_len;
+	bool hashed;
+	u8 signature[ENCD_SIG_LEN];
+};
+
+/*
+ * A loaded program: libnrt's enc_context, as far as collectives go. It is
+ * owned by one open file (encd_file.programs[slot]) and guarded by that
+ * file's lock. Everything but the state and the signatures is immutable
+ * after parsing.
+ */
+struct encd_program {
+	enum encd_program_state state;
+	/* The comm it was validated against; counted, so never reused. */
+	struct encd_gcomm *g;
+	u32 g_device_id;
+	u32 g_device_cnt;
+
+	u32 n_groups, n_stps, n_pairs, n_ops, n_ids;
+	struct encd_replica_group groups[ENCD_MAX_COMM_N];
+	struct encd_src_target_pairs *stps;
+	struct encd_ids *pairs;
+	struct encd_queue_op *ops;
+	u32 *ids;
+	/* What each group's and stp's level-1 digest covers; see signature.c. */
+	u8 *sig_bytes;
+
+	bool is_signed;
+	u32 sig_flags;		/* ENCD_SIG_* of the last signing */
+	u8 signature[ENCD_SIG_LEN];
+};
+
+struct encd_program *encd_program_find(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id);
+int encd_program_seal(struct encd_ucmd *ucmd, struct encd_program *prog);
+void encd_program_release_file(struct encd_file *file);
+int encd_program_ioctl_load(struct encd_ucmd *ucmd);
+int encd_program_ioctl_sign(struct encd_ucmd *ucmd);
+int encd_program_ioctl_get_signatures(struct encd_ucmd *ucmd);
+int encd_program_ioctl_seal(struct encd_ucmd *ucmd);
+
+int encd_program_sign(struct encd_ucmd *ucmd, struct encd_program *prog, u32 flags);
+int encd_signature_prepare(struct encd_program *prog);
+int encd_signature_init(void);
+void encd_signature_exit(void);
+
+/* kvmalloc'ed copy of @len bytes (6.1 has no kvmemdup()). */
+void *encd_kvmemdup(const void *src, size_t len);
+
+/* The bootstrap (wire.h has the protocol) */
+
+struct crypto_shash;
+struct encd_listener;
+struct encd_node;
+struct mem_cgroup;
+struct socket;
+
+/* Where a world key comes from (auth.c). */
+enum encd_key_kind {
+	ENCD_KEY_SECRET,	/* the ranks' world secret */
+	ENCD_KEY_LOOPBACK,	/* this kernel's own: a loopback world */
+	ENCD_KEY_INSECURE,	/* none: only where the administrator allows it */
+};
+
+/*
+ * What makes ranks of this kernel the same world's, and so share a host
+ * agent: the network namespace, the root's address, the world size, the
+ * world key, and (when TCP is forced between local ranks) the rank itself.
+ */
+struct encd_world_key {
+	struct net *net;
+	struct sockaddr_storage root;
+	u32 world_size;
+	u32 solo;			/* a rank with a host of its own, or U32_MAX */
+	u8 key[ENCD_KEY_LEN];
+};
+
+enum encd_host_state {
+	ENCD_HOST_GATHERING,		/* ranks are registering */
+	ENCD_HOST_FORMED,		/* the table is here */
+	ENCD_HOST_FAILED,		/* the world failed: see failure */
+	ENCD_HOST_DEAD,			/* no ranks left, shutting down */
+};
+
+/* One other host of a formed world, by its index in the table. */
+struct encd_peer_host {
+	struct sockaddr_storage addr;	/* its listener */
+	u8 id[ENCD_HOST_ID_LEN];
+	struct encd_link *out;		/* the data link this host sends on */
+};
+
+struct encd_root_state;
+
+/*
+ * The host agent (host.c): this kernel's member of a world, speaking for
+ * all its local ranks. Made by the first local rank that sets the world up,
+ * gone when the last one leaves. @lock guards what changes in it, its
+ * links' host-side fields, and its ranks' nodes and early messages.
+ */
+struct encd_host {
+	struct kref ref;
+	struct list_head node;		/* in the hosts list, while it has ranks */
+	struct encd_world_key wk;
+	struct crypto_shash *world;	/* HMAC keyed with wk.key */
+	u8 id[ENCD_HOST_ID_LEN];
+	struct mem_cgroup *memcg;	/* of the rank that made it */
+	struct work_struct shutdown_work;
+	struct work_struct register_work;
+	atomic64_t sent_bytes;		/* on every link, for benchmarks */
+
+	struct mutex lock;
+	enum encd_host_state state;
+	int failure_err;
+	char failure[ENCD_MSG_MAX];
+	struct xarray ranks;		/* g_device_id -> struct encd_rank */
+	u32 n_ranks;
+	struct list_head unsent;	/* ranks the root has not heard of */
+	struct list_head links;		/* every link */
+	struct list_head pending;	/* responders in their handshake */
+	u32 n_pending;
+	struct encd_listener *listener;
+	struct sockaddr_storage listen_addr;
+	struct encd_link *uplink;	/* to the root host, unless this is it */
+	bool uplink_up;
+	struct encd_root_state *root;	/* this is the root host (root.c) */
+	DECLARE_HASHTABLE(lbarriers, 6);
+
+	/* The formed world: the table, and the messages moving within it. */
+	u64 token;
+	u32 index;			/* this host's, in the table */
+	u32 n_hosts;
+	struct encd_peer_host *hosts;
+	u32 *rank_host;			/* world_size host indices */
+	struct list_head local_q;	/* local deliveries to run */
+};
+
+/*
+ * A link (link.c): one authenticated TCP connection to another host. The
+ * fields up to the handshake's are its host's, under the host's lock; the
+ * rest are link.c's, used by the link's own works.
+ */
+struct encd_link {
+	struct encd_host *host;		/* counted */
+	struct list_head node;		/* in host->links */
+	struct list_head pending;	/* in host->pending, before its handshake */
+	struct sockaddr_storage addr;	/* the peer: where it connects, or who called */
+	u32 purpose;			/* enum encd_link_purpose */
+	bool initiator;
+	bool retry;			/* keep trying while nobody listens there */
+	bool dead;			/* closed: its works do nothing more */
+	bool up;			/* its handshake finished */
+	bool awaiting_first;		/* a responder waits for JOIN or LINK */
+	u32 peer;			/* the peer's host index, or U32_MAX */
+	u64 link_token;			/* what its LINK claimed */
+	u32 early_n;			/* its messages nobody asked for yet */
+	u32 early_bytes;
+
+	/* the handshake, the keys, receiving: the link's work */
+	u8 phase;
+	u32 attempts;			/* connects tried */
+	unsigned long deadline;		/* of the connect or the handshake */
+	u8 nonce_i[ENCD_NONCE_LEN], nonce_r[ENCD_NONCE_LEN];
+	struct crypto_shash *rx_tfm;
+	u64 rx_seq;
+	u32 rx_got, rx_need;
+	u8 *rx_buf;
+	u8 rx_small[sizeof(struct encd_wire_hdr) + 256 + ENCD_TAG_LEN];
+	struct socket *sock;
+
+	/* sending */
+	spinlock_t tx_lock;
+	struct list_head hs_q, tx_q;	/* handshake frames first */
+	size_t tx_queued;
+	struct crypto_shash *tx_tfm;	/* set under tx_lock: the link may send */
+	struct encd_txframe *tx_cur;	/* the tx work's */
+	u32 tx_off;
+	u64 tx_seq;
+
+	struct delayed_work work;
+	struct work_struct tx_work;
+	struct work_struct free_work;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+};
+
+/*
+ * A message from one rank to a rank of this host: on the host's local
+ * queue, handed over inside the module, or on the receiver's early list,
+ * waiting for its node to start.
+ */
+struct encd_msg {
+	struct list_head node;
+	struct encd_link *charged;	/* early: the link whose budget it uses, or NULL */
+	unsigned long expires;		/* early: jiffies */
+	u8 type;
+	u32 src, dst, tag, attempt, len;
+	u8 body[ENCD_WIRE_UID_LEN];
+};
+
+/* Messages one node sent and received, by type and size (for tests). */
+#define ENCD_COUNTERS_MAX	16
+
+struct encd_msg_tally {
+	u16 type;		/* enum encd_wire_type */
+	u32 size;
+	u64 tx, rx;
+};
+
+struct encd_msg_stats {
+	struct encd_msg_tally c[ENCD_COUNTERS_MAX];
+	unsigned int n;
+};
+
+/* The signature mismatch a rank saw, if any. */
+struct encd_mismatch_rec {
+	bool valid;
+	u32 group_id;		/* ENCD_GROUP_GLOBAL: the world's own */
+	u32 child_rank;		/* bootstrap rank */
+	u32 child_g_device_id;
+	u8 local_sig[ENCD_SIG_LEN];
+	u8 child_sig[ENCD_SIG_LEN];
+};
+
+/* A dissemination barrier over a node's comm (barrier.c). */
+struct encd_gbarrier {
+	u32 epoch;		/* barriers started; messages carry it */
+	u32 round;
+	u64 sent, got;		/* rounds, as bits */
+	bool active;
+	int err;
+};
+
+/*
+ * A comm node (libnrt's enc_nccl_comm_node, pool.c) and its bootstrap
+ * (bootstrap.c): one per distinct bootstrap_participants in a rank's
+ * (stream) pool, shared by every replica group of the rank with that key,
+ * plus the world's own. Under its host's lock.
+ */
+struct encd_node {
+	struct kref ref;
+	struct hlist_node hnode;	/* in its pool */
+	bool in_pool;
+	struct encd_rank *rank;		/* its owner, which outlives it */
+	u32 *key;			/* bootstrap_participants: global device ids */
+	u32 rank_n;
+	u32 brank;			/* this rank's bootstrap rank */
+	u32 tag;			/* hash of key and stream: its messages' tag */
+	u32 stream_id;
+	u32 group_id;			/* the group that made it, or ENCD_GROUP_GLOBAL */
+	u32 groups;			/* bit mask of the groups bound to it */
+	bool global;
+	u32 state;			/* enum encd_node_state, READ_ONCE */
+	int err;
+	char msg[ENCD_MSG_MAX];		/* why it failed */
+	u64 hits;			/* pool lookups that found it */
+
+	/* the bootstrap */
+	u32 attempt;
+	int ph;				/* its phase, enum encd_phase */
+	bool check;			/* signatures are validated */
+	u8 sig[ENCD_SIG_LEN];
+	u8 children_got;		/* bit i: tree child i's signature came */
+	bool match;
+	bool sig_sent;
+	bool mismatch_seen;
+	bool uid_got, valid;
+	u64 uid_magic;
+	u8 uid[ENCD_UID_LEN];
+	bool ring_sent, ring_got;
+	u8 ring_uid[ENCD_UID_LEN];
+
+	/* the local barrier: the bootstrap's last step, then the ioctls' */
+	struct encd_lbarrier *lb;
+	struct list_head lb_node;
+	u32 local_n;			/* the group's ranks on this host */
+	bool lb_arrived;		/* the bootstrap's arrival */
+	bool lb_waiting;
+	u64 lb_gen;
+
+	struct encd_gbarrier bar;
+	u64 phase_start[ENCD_PHASE_N];	/* CLOCK_BOOTTIME, by enum encd_phase */
+	u64 phase_ns[ENCD_PHASE_N];
+	struct encd_msg_stats stats;
+};
+
+struct encd_pool {
+	DECLARE_HASHTABLE(table, 6);
+};
+
+/* A rank's life in a world (world.c). */
+enum encd_rank_state {
+	ENCD_RANK_JOINING,		/* set up, not registered with a host yet */
+	ENCD_RANK_REGISTERED,		/* waiting for the world to form */
+	ENCD_RANK_FORMED,		/* the world's own node is ready */
+	ENCD_RANK_FAILED,		/* see err and msg */
+};
+
+/*
+ * One rank of a world, on its global comm: what libnrt keeps in enc_glb_comm
+ * once it is bootstrapped. It belongs to the file that set it up, and to its
+ * host agent, under whose lock it changes once registered.
+ */
+struct encd_rank {
+	struct kref ref;
+	struct encd_gcomm *g;		/* counted */
+	struct encd_file *owner;
+	struct encd_host *host;		/* counted, once registered */
+	struct list_head unsent;	/* in host->unsent */
+	u32 id;				/* g_device_id */
+	u32 settings;			/* ENCD_WIRE_CHECK_SIGS, ... */
+	u32 timeout_ms;			/* the default of its operations */
+	struct mutex op_lock;		/* one operation at a time */
+	wait_queue_head_t wq;		/* its operations wait here */
+	bool released;			/* its comm was released: it is leaving */
+
+	enum encd_rank_state state;	/* READ_ONCE */
+	int err;
+	char msg[ENCD_MSG_MAX];
+	struct list_head early;		/* struct encd_msg */
+	u32 n_early;
+	struct xarray attempts;		/* node tag -> bootstraps that failed */
+	struct encd_pool pools[ENCD_MAX_STREAM_N];
+	struct encd_node *global_node;
+	struct encd_node *groups[ENCD_MAX_COMM_N];
+	bool bound[ENCD_MAX_COMM_N];
+	u64 rendezvous_start;		/* CLOCK_BOOTTIME */
+	u64 rendezvous_ns;
+	struct encd_mismatch_rec mismatch;
+};
+
+/* auth.c */
+struct crypto_shash *encd_auth_tfm(const u8 *key, u32 len);
+int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *key);
+int encd_auth_proof(struct crypto_shash *world, bool initiator, u32 purpose, const u8 *nonce_i,
+		    const u8 *nonce_r, u8 *proof);
+bool encd_auth_proof_ok(struct crypto_shash *world, bool initiator, u32 purpose,
+			const u8 *nonce_i, const u8 *nonce_r, const u8 *proof);
+int encd_auth_link_tfms(struct crypto_shash *world, const u8 *nonce_i, const u8 *nonce_r,
+			struct crypto_shash **i2r, struct crypto_shash **r2i);
+int encd_auth_tag(struct crypto_shash *link, u64 seq, const void *frame, size_t len, u8 *tag);
+bool encd_auth_tag_ok(struct crypto_shash *link, u64 seq, const void *frame, size_t len,
+		      const u8 *tag);
+void encd_auth_init(void);
+void encd_auth_exit(void);
+
+/* addr.c */
+int encd_addr_parse(const char *s, struct sockaddr_storage *ss);
+void encd_addr_set_port(struct sockaddr_storage *ss, u16 port);
+void encd_addr_to_wire(const struct sockaddr_storage *ss, struct encd_wire_addr *w);
+int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage *ss);
+const char *encd_errno_name(int err);
+
+/* link.c */
+const char *encd_wire_type_name(u8 type);
+struct encd_link *encd_link_connect(struct encd_host *h, const struct sockaddr_storage *to,
+				    u32 purpose, bool retry);
+int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const void *b,
+		   u32 blen);
+int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len);
+void encd_link_close(struct encd_link *l);
+void encd_link_work(struct work_struct *w);
+void encd_link_tx_work(struct work_struct *w);
+void encd_link_queue_work(struct work_struct *w);
+int encd_listener_start(struct encd_host *h, const struct sockaddr_storage *addr);
+void encd_listener_stop(struct encd_listener *ls);
+int encd_link_init(void);
+void encd_link_exit(void);
+
+/* host.c */
+struct encd_host *encd_host_find(const struct encd_world_key *wk);
+struct encd_host *encd_host_get(struct encd_host *h);
+void encd_host_put(struct encd_host *h);
+int encd_host_register(struct encd_host *h, struct encd_rank *r);
+void encd_host_leave(struct encd_host *h, struct encd_rank *r);
+void encd_host_shutdown_work(struct work_struct *w);
+__printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
+					 const char *fmt, ...);
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *text);
+void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
+			size_t size);
+int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len);
+int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 attempt,
+		   const void *body, u32 len);
+void encd_host_run(struct encd_host *h);
+bool encd_host_accepts(const struct encd_link *l, u8 type);
+int encd_host_link_up(struct encd_host *h, struct encd_link *l);
+void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
+int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len);
+void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
+
+/* root.c */
+struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
+void encd_root_free(struct encd_root_state *rs);
+void encd_root_register_local(struct encd_host *h, struct encd_rank *r);
+int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len);
+void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
+void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, const void *b,
+			 u32 blen);
+void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);
+bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n);
+u32 encd_root_missing(struct encd_host *h, char *buf, size_t size);
+bool encd_root_has(struct encd_host *h, struct encd_link *l, u32 rank);
+
+/* bootstrap.c */
+void encd_node_count(struct encd_node *node, u8 type, u32 len, bool sent);
+int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_link *from,
+			u8 type, u32 src, u32 tag, u32 attempt, const void *body, u32 len,
+			char *why, size_t why_len);
+void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
+			    u8 type, u32 attempt);
+void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
+struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, const void *body,
+			      u32 len);
+void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u8 *sig,
+			    bool check);
+void encd_engine_world_start(struct encd_rank *r);
+void encd_engine_world_failed(struct encd_rank *r);
+void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
+void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
+void encd_engine_lbarrier_done(struct encd_node *node);
+void encd_engine_awaited(struct encd_node *node, char *buf, size_t size);
+
+/* barrier.c */
+int encd_lbarrier_join(struct encd_host *h, struct encd_node *node);
+bool encd_lbarrier_withdraw(struct encd_node *node);
+void encd_lbarrier_leave(struct encd_node *node);
+void encd_lbarrier_arrive(struct encd_node *node);
+void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n);
+void encd_gbarrier_start(struct encd_host *h, struct encd_node *node);
+void encd_gbarrier_stop(struct encd_node *node, int err);
+int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, const void *body,
+			  char *why, size_t why_len);
+void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size);
+
+/* pool.c */
+u32 encd_node_tag(u32 stream_id, const u32 *key, u32 n, bool global);
+struct encd_node *encd_pool_find(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n);
+struct encd_node *encd_node_by_tag(struct encd_rank *r, u32 tag);
+struct encd_node *encd_node_alloc(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n,
+				  u32 brank, u32 group_id);
+struct encd_node *encd_node_get(struct encd_node *node);
+void encd_node_put(struct encd_node *node);
+void encd_node_unpool(struct encd_node *node);
+u32 encd_node_users(struct encd_node *node);
+void encd_pool_init(struct encd_rank *r);
+int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, void *arg),
+		       void *arg);
+
+/* world.c */
+u32 encd_timeout_ms(u32 asked, u32 dflt);
+bool encd_allow_insecure_worlds(void);
+__printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
+u32 encd_wire_type_uapi(u8 type);
+int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
+			 int (*fn)(void *arg, struct encd_node *node), void *arg);
+int encd_world_ioctl_setup(struct encd_ucmd *ucmd);
+int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd);
+int encd_world_ioctl_barrier(struct encd_ucmd *ucmd);
+int encd_world_ioctl_node_info(struct encd_ucmd *ucmd);
+void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id);
+
+/* nodeview.c */
+struct encd_nl_error;
+struct encd_nl_node;
+void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
+int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
+		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
+
+/* fault.c: fault injection, in test builds */
+enum encd_fault_point {
+	ENCD_FAULT_SOCK_CREATE,
+	ENCD_FAULT_BIND,
+	ENCD_FAULT_LISTEN,
+	ENCD_FAULT_CONNECT,
+	ENCD_FAULT_ACCEPT,
+	ENCD_FAULT_SEND,
+	ENCD_FAULT_RECV,
+	ENCD_FAULT_CRYPTO,
+	ENCD_FAULT_N
+};
+
+#ifdef ENCD_FAULT_INJECTION
+int encd_fault(enum encd_fault_point point);
+void encd_fault_init(void);
+void encd_fault_exit(void);
+#else
+static inline int encd_fault(enum encd_fault_point point)
+{
+	return 0;
+}
+
+static inline void encd_fault_init(void)
+{
+}
+
+static inline void encd_fault_exit(void)
+{
+}
+#endif
+
+/* The "encd" generic netlink family (netlink.c, failure.c) */
+
+/* One timed step (enum encd_phase); @duration_ns 0 while it runs. */
+struct encd_nl_phase {
+	u32 id;
+	u64 start_ns;		/* CLOCK_BOOTTIME */
+	u64 duration_ns;
+};
+
+/* Messages of one type and size a node sent and received. */
+struct encd_nl_counter {
+	u32 type;		/* enum encd_msg_type */
+	u32 size;
+	u64 tx;
+	u64 rx;
+};
+
+/* Why a bootstrap failed; a field that does not apply is -1 (or NULL). */
+struct encd_nl_error {
+	int err;		/* the negative errno the callers got */
+	const char *msg;
+	s32 phase;		/* enum encd_phase */
+	s32 peer_rank;
+	s32 peer_g_device_id;
+	s32 group_id;
+	const u8 *local_sig;	/* ENCD_SIG_LEN bytes */
+	const u8 *peer_sig;
+};
+
+/* A consistent snapshot of one comm node, for a dump or an event. */
+struct encd_nl_node {
+	u32 nec_dev;
+	u32 ctx_id;
+	u32 stream_id;
+	u64 gcomm_serial;
+	const u32 *participants;	/* rank_n global device ids: the key */
+	u32 rank;
+	u32 rank_n;
+	u32 refcnt;
+	u32 state;			/* enum encd_node_state */
+	bool global;
+	u32 groups;			/* bit mask of replica group ids */
+	const struct encd_nl_phase *phases;
+	unsigned int n_phases;
+	const struct encd_nl_counter *counters;
+	unsigned int n_counters;
+	const struct encd_nl_error *error;	/* NULL: none */
+};
+
+void encd_nl_notify_gcomm(u8 cmd, struct encd_gcomm *g);
+void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *node);
+int encd_nl_dump_node(struct sk_buff *skb, struct netlink_callback *cb,
+		      const struct encd_nl_node *node);
+int encd_netlink_init(void);
+void encd_netlink_exit(void);
+
+/* The last failure of a comm's bootstrap (failure.c) */
+struct encd_failure {
+	u64 serial;		/* of the comm it belongs to; 0: cleared */
+	int err;
+	s32 phase, peer_rank, peer_g_device_id, group_id;
+	bool has_local_sig, has_peer_sig;
+	u8 local_sig[ENCD_SIG_LEN];
+	u8 peer_sig[ENCD_SIG_LEN];
+	char msg[ENCD_MSG_MAX];
+};
+
+void encd_failure_record(u8 cmd, const struct encd_nl_node *node);
+bool encd_failure_get(const struct encd_gcomm *g, struct encd_failure *rec);
+void encd_failure_exit(void);
+
+#endif /* _ENCD_PRIVATE_H */

@@ -1,0 +1,1007 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host agent: this kernel's member of a world.
+ *
+ * Ranks of one world that share this kernel and a network namespace (and a
+ * world key) are gathered by one host agent, made by the first of them to
+ * set the world up; it speaks for all of them, so the root serves one
+ * connection per host, not per rank. A host that is not the root's opens a
+ * control link to the root host, says who it is (JOIN) and registers its
+ * ranks as they arrive (REGISTER, batched). The root host (the one whose
+ * rank 0 is local, root.c) answers with the table of the world: every host's
+ * address and every rank's host. The table goes down a binary tree of
+ * hosts, each host receiving it once from its parent and passing it to its
+ * two children, so the root sends it twice, whatever the size of the world.
+ *
+ * Then messages between ranks move: to a rank of this host, handed over in
+ * the module (the local queue, run by whoever delivered the message that
+ * caused it, so that a signature folds into its parent's and a unique id
+ * goes down the hypercube without waiting for any process to run); to a
+ * rank of another host, on this host's data link to it, opened on first use.
+ * The module parameter local_delivery=0, or a world's ENCD_SETUP_FORCE_TCP,
+ * gives each rank a host agent of its own, so that every message crosses a
+ * socket.
+ *
+ * Failure reaches every rank at once: a rank that leaves, a host whose
+ * links go, a peer that breaks the protocol, fail the world on this host
+ * and are told to the root (DEATH), which tells every other host.
+ *
+ * Locking: hosts_lock (the list of hosts) before a host's lock. Nothing
+ * under a host's lock waits for the network: sends are queued on links.
+ */
+#include <crypto/algapi.h>
+#include <crypto/hash.h>
+#include <linux/memcontrol.h>
+#include <linux/net.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+
+#include "encd_private.h"
+#include "schedule.h"
+
+static DEFINE_MUTEX(hosts_lock);
+static LIST_HEAD(hosts);
+
+static void host_release(struct kref *ref)
+{
+	struct encd_host *h = container_of(ref, struct encd_host, ref);
+	struct encd_msg *m, *tmp;
+
+	WARN_ON(!list_empty(&h->links));
+	WARN_ON(h->n_ranks);
+	list_for_each_entry_safe(m, tmp, &h->local_q, node)
+		kfree(m);
+	xa_destroy(&h->ranks);
+	encd_root_free(h->root);
+	kvfree(h->hosts);
+	kvfree(h->rank_host);
+	if (h->world)
+		crypto_free_shash(h->world);
+	memzero_explicit(&h->wk.key, sizeof(h->wk.key));
+	mem_cgroup_put(h->memcg);
+	put_net(h->wk.net);
+	mutex_destroy(&h->lock);
+	kfree(h);
+}
+
+/**
+ * encd_host_get() - takes a reference to a host
+ * @h: the host
+ *
+ * Return: @h.
+ */
+struct encd_host *encd_host_get(struct encd_host *h)
+{
+	kref_get(&h->ref);
+	return h;
+}
+
+/**
+ * encd_host_put() - drops a reference to a host
+ * @h: the host, or NULL
+ */
+void encd_host_put(struct encd_host *h)
+{
+	if (h)
+		kref_put(&h->ref, host_release);
+}
+
+/* Text from a peer, made fit for a sentence: printable ASCII, bounded. */
+static void sanitize(char *dst, size_t size, const char *src, size_t len)
+{
+	size_t i;
+
+	len = min(len, size - 1);
+	for (i = 0; i < len; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	dst[len] = '\0';
+}
+
+/**
+ * encd_host_describe() - names the ranks of a host, for a sentence
+ * @h: this host; the caller holds its lock
+ * @index: a host index of the table, or U32_MAX
+ * @l: the link to that host (to find its ranks before the table), or NULL
+ * @buf: out: e.g. "host 2 (10.0.0.3:4711, ranks 8-15)"
+ * @size: its size
+ */
+void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
+			size_t size)
+{
+	u32 first = U32_MAX, last = 0, n = 0, r;
+
+	if (h->rank_host && index < h->n_hosts) {
+		for (r = 0; r < h->wk.world_size; r++) {
+			if (h->rank_host[r] != index)
+				continue;
+			first = min(first, r);
+			last = r;
+			n++;
+		}
+		scnprintf(buf, size, "host %u (%pISpc, %u rank%s %u-%u)", index,
+			  &h->hosts[index].addr, n, n == 1 ? "" : "s", first, last);
+		return;
+	}
+	if (l && h->root && encd_root_ranks_of(h, l, &first, &last, &n)) {
+		scnprintf(buf, size, "the host at %pISpc (%u rank%s %u-%u)", &l->addr, n,
+			  n == 1 ? "" : "s", first, last);
+		return;
+	}
+	if (l)
+		scnprintf(buf, size, "the host at %pISpc", &l->addr);
+	else
+		scnprintf(buf, size, "a host");
+}
+
+/**
+ * encd_host_fail_world() - the world failed: every local rank fails
+ * @h: this host; the caller holds its lock
+ * @err: the negative errno every rank's operation fails with
+ * @rank: the rank whose leaving caused it, or ENCD_WIRE_NO_RANK
+ * @tell: pass it on: to the root, or (at the root) to every host
+ * @fmt: the sentence, naming who and why
+ *
+ * The first failure of a world is the one every rank reports; later ones
+ * change nothing.
+ */
+void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, const char *fmt, ...)
+{
+	struct encd_rank *r;
+	unsigned long id;
+	va_list args;
+
+	lockdep_assert_held(&h->lock);
+	if (h->state == ENCD_HOST_FAILED || h->state == ENCD_HOST_DEAD)
+		return;
+	va_start(args, fmt);
+	vscnprintf(h->failure, sizeof(h->failure), fmt, args);
+	va_end(args);
+	h->failure_err = err;
+	h->state = ENCD_HOST_FAILED;
+	/* Its ranks say it to their callers; the log only tells who caused it. */
+	pr_debug("world of %u ranks: %s\n", h->wk.world_size, h->failure);
+
+	xa_for_each(&h->ranks, id, r)
+		encd_engine_world_failed(r);
+	if (tell)
+		encd_host_tell_death(h, err, rank, h->failure);
+}
+
+/**
+ * encd_host_tell_death() - tells the rest of the world that it failed
+ * @h: this host; the caller holds its lock
+ * @err: the negative errno
+ * @rank: who left, or ENCD_WIRE_NO_RANK
+ * @text: why
+ *
+ * A host tells the root; the root tells every host that joined.
+ */
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *text)
+{
+	struct encd_wire_death d = {
+		.err = cpu_to_be32(-err),
+		.rank = cpu_to_be32(rank),
+		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
+	};
+	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX);
+
+	lockdep_assert_held(&h->lock);
+	d.text_len = cpu_to_be16(len);
+	if (h->root)
+		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+	else if (h->uplink)
+		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+}
+
+/* Registration */
+
+/* Sends the root every rank of this host it has not heard of, batched. */
+static void host_send_registrations(struct encd_host *h)
+{
+	struct encd_wire_rank batch[32];
+	struct encd_wire_register reg;
+	struct encd_rank *r, *tmp;
+	u32 n = 0;
+
+	lockdep_assert_held(&h->lock);
+	if (!h->uplink || !h->uplink_up || h->state != ENCD_HOST_GATHERING)
+		return;
+	list_for_each_entry_safe(r, tmp, &h->unsent, unsent) {
+		batch[n].g_device_id = cpu_to_be32(r->id);
+		batch[n].nec_dev = cpu_to_be32(r->g->nec_dev_id);
+		batch[n].settings = cpu_to_be32(r->settings);
+		list_del_init(&r->unsent);
+		if (++n < ARRAY_SIZE(batch))
+			continue;
+		reg.n = cpu_to_be32(n);
+		encd_link_send(h->uplink, ENCD_WIRE_REGISTER, &reg, sizeof(reg), batch,
+			       n * sizeof(batch[0]));
+		n = 0;
+	}
+	if (n) {
+		reg.n = cpu_to_be32(n);
+		encd_link_send(h->uplink, ENCD_WIRE_REGISTER, &reg, sizeof(reg), batch,
+			       n * sizeof(batch[0]));
+	}
+}
+
+static void host_register_work(struct work_struct *w)
+{
+	struct encd_host *h = container_of(w, struct encd_host, register_work);
+
+	mutex_lock(&h->lock);
+	host_send_registrations(h);
+	mutex_unlock(&h->lock);
+	encd_host_put(h);
+}
+
+/* This host has rank 0: it becomes the world's root host. */
+static int host_become_root(struct encd_host *h, struct encd_rank *r0,
+			    struct encd_listener **stale)
+{
+	struct encd_rank *r;
+	unsigned long id;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (h->uplink) {
+		encd_link_close(h->uplink);
+		h->uplink = NULL;
+		h->uplink_up = false;
+	}
+	*stale = h->listener;
+	h->listener = NULL;
+	/* A world of one has nobody to listen for. */
+	err = h->wk.world_size > 1 ? encd_listener_start(h, &h->wk.root) : 0;
+	if (err)
+		return encd_rank_fail(r0, err, "rank 0: cannot listen on %pISpc for the world's root (%s)",
+				      &h->wk.root, encd_errno_name(err));
+	h->root = encd_root_alloc(h, r0);
+	if (!h->root)
+		return encd_rank_fail(r0, -ENOMEM, "rank 0: out of memory for the world's root");
+	/* The ranks that came before rank 0 register now, rank 0 first. */
+	encd_root_register_local(h, r0);
+	xa_for_each(&h->ranks, id, r) {
+		if (r != r0 && !list_empty(&r->unsent)) {
+			list_del_init(&r->unsent);
+			encd_root_register_local(h, r);
+		}
+	}
+	return 0;
+}
+
+/**
+ * encd_host_register() - a local rank joins its world through this host
+ * @h: the host
+ * @r: the rank, not yet registered
+ *
+ * Return: 0 (the rank waits for the table), or a negative errno with the
+ * sentence in the rank.
+ */
+int encd_host_register(struct encd_host *h, struct encd_rank *r)
+{
+	struct encd_listener *stale = NULL;
+	int err = 0;
+
+	mutex_lock(&h->lock);
+	switch (h->state) {
+	case ENCD_HOST_FAILED:
+		err = encd_rank_fail(r, h->failure_err, "%s", h->failure);
+		goto out;
+	case ENCD_HOST_FORMED:
+		err = encd_rank_fail(r, -EBUSY,
+				     "rank %u: the world of root %pISpc has already formed on this host without it",
+				     r->id, &h->wk.root);
+		goto out;
+	case ENCD_HOST_DEAD:
+		err = -EAGAIN;
+		goto out;
+	default:
+		break;
+	}
+	if (xa_insert(&h->ranks, r->id, r, GFP_KERNEL_ACCOUNT)) {
+		err = encd_rank_fail(r, -EINVAL,
+				     "rank %u: a second rank with global device id %u on this host",
+				     r->id, r->id);
+		goto out;
+	}
+	h->n_ranks++;
+	WRITE_ONCE(r->host, encd_host_get(h));
+	/* Pairs with encd_world_release(): one of us sees the other. */
+	smp_mb();
+	if (READ_ONCE(r->released)) {
+		xa_erase(&h->ranks, r->id);
+		h->n_ranks--;
+		err = -ECONNABORTED;
+		goto out;
+	}
+	r->state = ENCD_RANK_REGISTERED;
+	r->rendezvous_start = ktime_get_boottime_ns();
+
+	if (h->root) {
+		encd_root_register_local(h, r);
+	} else if (r->id == 0) {
+		err = host_become_root(h, r, &stale);
+	} else {
+		list_add_tail(&r->unsent, &h->unsent);
+		if (!h->uplink)
+			h->uplink = encd_link_connect(h, &h->wk.root, ENCD_LINK_CONTROL, true);
+		if (!h->uplink)
+			err = encd_rank_fail(r, -ENOMEM, "rank %u: out of memory", r->id);
+		else if (h->uplink_up && !work_pending(&h->register_work)) {
+			encd_host_get(h);
+			encd_link_queue_work(&h->register_work);
+		}
+	}
+	encd_host_run(h);
+out:
+	mutex_unlock(&h->lock);
+	encd_listener_stop(stale);
+	return err;
+}
+
+/* The world key of a host and of a rank joining it must match exactly. */
+static bool same_world(const struct encd_world_key *a, const struct encd_world_key *b)
+{
+	return net_eq(a->net, b->net) && a->world_size == b->world_size && a->solo == b->solo &&
+	       a->root.ss_family == b->root.ss_family &&
+	       !memcmp(&a->root, &b->root, sizeof(a->root)) &&
+	       !crypto_memneq(a->key, b->key, sizeof(a->key));
+}
+
+static struct encd_host *host_create(const struct encd_world_key *wk)
+{
+	struct encd_host *h;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&h->ref);
+	mutex_init(&h->lock);
+	h->wk = *wk;
+	get_net(h->wk.net);
+	get_random_bytes(h->id, sizeof(h->id));
+	xa_init(&h->ranks);
+	INIT_LIST_HEAD(&h->unsent);
+	INIT_LIST_HEAD(&h->links);
+	INIT_LIST_HEAD(&h->pending);
+	INIT_LIST_HEAD(&h->local_q);
+	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
+	INIT_WORK(&h->register_work, host_register_work);
+	h->memcg = get_mem_cgroup_from_mm(current->mm);
+	h->world = encd_auth_tfm(wk->key, sizeof(wk->key));
+	if (IS_ERR(h->world)) {
+		long err = PTR_ERR(h->world);
+
+		h->world = NULL;
+		encd_host_put(h);
+		return ERR_PTR(err);
+	}
+	return h;
+}
+
+/**
+ * encd_host_find() - the host agent of a world on this kernel, made if need be
+ * @wk: the world key (its net is not taken over: the host takes its own)
+ *
+ * Return: a counted reference, or an ERR_PTR() (-ENOMEM, the crypto API's).
+ */
+struct encd_host *encd_host_find(const struct encd_world_key *wk)
+{
+	struct encd_host *h;
+
+	mutex_lock(&hosts_lock);
+	list_for_each_entry(h, &hosts, node) {
+		if (same_world(&h->wk, wk)) {
+			encd_host_get(h);
+			goto out;
+		}
+	}
+	h = host_create(wk);
+	if (!IS_ERR(h)) {
+		/* The list's reference; the caller gets another. */
+		list_add(&h->node, &hosts);
+		encd_host_get(h);
+	}
+out:
+	mutex_unlock(&hosts_lock);
+	return h;
+}
+
+/**
+ * encd_host_shutdown_work() - a host without ranks closes everything
+ * @w: the host's shutdown work
+ */
+void encd_host_shutdown_work(struct work_struct *w)
+{
+	struct encd_host *h = container_of(w, struct encd_host, shutdown_work);
+	struct encd_link *l, *tmp;
+	struct encd_listener *ls;
+
+	mutex_lock(&h->lock);
+	list_for_each_entry_safe(l, tmp, &h->links, node)
+		encd_link_close(l);
+	h->uplink = NULL;
+	ls = h->listener;
+	h->listener = NULL;
+	mutex_unlock(&h->lock);
+	encd_listener_stop(ls);
+	/* The list's reference. */
+	encd_host_put(h);
+}
+
+/*
+ * A rank of the world left: it fails the world for everyone. Before the
+ * table, only the root knows whether a rank it heard of was one of the
+ * world's (it may have refused it): a host names the rank to the root,
+ * which decides. A rank the root has not heard of yet fails this host's
+ * world, and the root's through a DEATH that names no rank: the world it
+ * was to be part of cannot form without it.
+ */
+static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent)
+{
+	char text[ENCD_MSG_MAX];
+
+	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
+		return;
+	scnprintf(text, sizeof(text),
+		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
+		  r->id, r->id);
+	if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
+		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
+	else if (unsent)
+		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
+	else if (h->state == ENCD_HOST_GATHERING)
+		encd_host_tell_death(h, -ECONNABORTED, r->id, text);
+}
+
+/**
+ * encd_host_leave() - a local rank leaves its host, for good
+ * @h: its host
+ * @r: the rank: released, or failed before it registered
+ *
+ * A registered rank that leaves fails the world for everyone. The last
+ * rank to leave shuts the host down, in the background.
+ */
+void encd_host_leave(struct encd_host *h, struct encd_rank *r)
+{
+	bool last;
+
+	mutex_lock(&h->lock);
+	if (xa_load(&h->ranks, r->id) == r) {
+		bool unsent = !list_empty(&r->unsent);
+
+		xa_erase(&h->ranks, r->id);
+		h->n_ranks--;
+		list_del_init(&r->unsent);
+		encd_engine_rank_gone(h, r);
+		host_rank_left(h, r, unsent);
+		encd_host_run(h);
+	}
+	last = !h->n_ranks;
+	mutex_unlock(&h->lock);
+	if (!last)
+		return;
+
+	mutex_lock(&hosts_lock);
+	mutex_lock(&h->lock);
+	if (!h->n_ranks && h->state != ENCD_HOST_DEAD) {
+		h->state = ENCD_HOST_DEAD;
+		list_del_init(&h->node);
+		encd_link_queue_work(&h->shutdown_work);
+	}
+	mutex_unlock(&h->lock);
+	mutex_unlock(&hosts_lock);
+}
+
+/* The table */
+
+/* Opens (or finds) the data link this host sends to host @index on. */
+static struct encd_link *host_out_link(struct encd_host *h, u32 index)
+{
+	struct encd_peer_host *p = &h->hosts[index];
+
+	if (!p->out) {
+		p->out = encd_link_connect(h, &p->addr, ENCD_LINK_DATA, false);
+		if (p->out)
+			p->out->peer = index;
+	}
+	return p->out;
+}
+
+static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char *why,
+			    size_t why_len)
+{
+	const struct encd_wire_table *t = buf;
+	const struct encd_wire_table_host *wh;
+	const __be32 *wr;
+	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts), i, self;
+	struct encd_rank *r;
+	unsigned long id;
+	u32 *seen;
+
+	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks ||
+	    len != encd_wire_table_len(n_ranks, n_hosts)) {
+		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
+			  h->wk.world_size);
+		return -EPROTO;
+	}
+	h->hosts = kvcalloc(n_hosts, sizeof(*h->hosts), GFP_KERNEL_ACCOUNT);
+	h->rank_host = kvmalloc_array(n_ranks, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	seen = kvcalloc(n_hosts, sizeof(u32), GFP_KERNEL);
+	if (!h->hosts || !h->rank_host || !seen) {
+		kvfree(seen);
+		return -ENOMEM;
+	}
+	wh = buf + sizeof(*t);
+	wr = (const __be32 *)(wh + n_hosts);
+	self = U32_MAX;
+	for (i = 0; i < n_hosts; i++) {
+		memcpy(h->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
+		/* This host needs no address of its own (a world of one has none). */
+		if (encd_addr_from_wire(&wh[i].listen, &h->hosts[i].addr) &&
+		    memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+			goto bad;
+		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN)) {
+			if (self != U32_MAX)
+				goto bad;
+			self = i;
+		}
+	}
+	for (i = 0; i < n_ranks; i++) {
+		h->rank_host[i] = be32_to_cpu(wr[i]);
+		if (h->rank_host[i] >= n_hosts)
+			goto bad;
+		seen[h->rank_host[i]]++;
+	}
+	for (i = 0; i < n_hosts; i++)
+		if (!seen[i])
+			goto bad;
+	if (self == U32_MAX)
+		goto bad;
+	xa_for_each(&h->ranks, id, r)
+		if (h->rank_host[id] != self)
+			goto bad;
+	kvfree(seen);
+	h->token = be64_to_cpu(t->token);
+	h->n_hosts = n_hosts;
+	h->index = self;
+	return 0;
+bad:
+	kvfree(seen);
+	kvfree(h->hosts);
+	kvfree(h->rank_host);
+	h->hosts = NULL;
+	h->rank_host = NULL;
+	scnprintf(why, why_len, "its table of the world does not add up");
+	return -EPROTO;
+}
+
+/**
+ * encd_host_take_table() - the world's table arrived: the world forms
+ * @h: this host; the caller holds its lock
+ * @buf: the TABLE payload (the root's own, at the root)
+ * @len: its length
+ * @from: the link it came on (NULL at the root): the root's control link,
+ *	or the data link of this host's parent in the host tree
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * The table goes on to this host's two children in the host tree, then
+ * every local rank's world node starts.
+ *
+ * Return: 0, or a negative errno (a table that does not add up: -EPROTO).
+ */
+int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len)
+{
+	struct encd_rank *r;
+	unsigned long id;
+	u32 i, c;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (h->rank_host) {
+		scnprintf(why, why_len, "it sent the table twice");
+		return -EPROTO;
+	}
+	err = host_parse_table(h, buf, len, why, why_len);
+	if (err)
+		return err;
+	if (from && from != h->uplink &&
+	    (from->link_token != h->token || from->peer != encd_tree_parent(h->index))) {
+		scnprintf(why, why_len, "it is not this host's parent in the host tree");
+		return -EPROTO;
+	}
+	if (from && from != h->uplink && h->index == 0) {
+		scnprintf(why, why_len, "it sent the table to the root");
+		return -EPROTO;
+	}
+	if (h->state != ENCD_HOST_GATHERING)
+		return 0;
+	h->state = ENCD_HOST_FORMED;
+
+	/* Down the host tree: the root's children hear it on their control links. */
+	for (i = 0; i < 2; i++) {
+		c = encd_tree_child(h->index, h->n_hosts, i);
+		if (c == h->n_hosts)
+			continue;
+		if (h->root)
+			encd_root_send_table(h, c, buf, len);
+		else if (host_out_link(h, c))
+			encd_link_send(h->hosts[c].out, ENCD_WIRE_TABLE, buf, len, NULL, 0);
+	}
+	xa_for_each(&h->ranks, id, r)
+		encd_engine_world_start(r);
+	return 0;
+}
+
+/* Messages */
+
+/**
+ * encd_host_send() - sends a message from a local rank to any rank
+ * @h: this host; the caller holds its lock
+ * @src: the sender, a local rank
+ * @dst: the receiver
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @tag: the node's tag
+ * @attempt: the node bootstrap's attempt (the barrier's epoch)
+ * @body: the message
+ * @len: its length
+ *
+ * To a local rank it is handed over when the host next runs its local
+ * queue (encd_host_run()); to another host's rank, it is queued on the data
+ * link to that host.
+ *
+ * Return: 0 or -ENOMEM; a link that cannot take it fails on its own.
+ */
+int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 attempt,
+		   const void *body, u32 len)
+{
+	struct encd_wire_route route = {
+		.src = cpu_to_be32(src),
+		.dst = cpu_to_be32(dst),
+		.tag = cpu_to_be32(tag),
+		.attempt = cpu_to_be32(attempt),
+	};
+	struct encd_msg *m;
+	struct encd_link *l;
+	u32 to;
+
+	lockdep_assert_held(&h->lock);
+	if (WARN_ON_ONCE(!h->rank_host || dst >= h->wk.world_size || len > sizeof(m->body)))
+		return -EINVAL;
+	to = h->rank_host[dst];
+	if (to != h->index) {
+		l = host_out_link(h, to);
+		if (!l)
+			return -ENOMEM;
+		return encd_link_send(l, type, &route, sizeof(route), body, len);
+	}
+	m = encd_msg_new(type, src, dst, tag, attempt, body, len);
+	if (!m)
+		return -ENOMEM;
+	list_add_tail(&m->node, &h->local_q);
+	return 0;
+}
+
+/**
+ * encd_host_run() - hands over every local message, and what they cause
+ * @h: this host; the caller holds its lock
+ *
+ * Run at the end of every entry into the host that may have sent one.
+ */
+void encd_host_run(struct encd_host *h)
+{
+	struct encd_msg *m;
+	struct encd_rank *r;
+
+	lockdep_assert_held(&h->lock);
+	while ((m = list_first_entry_or_null(&h->local_q, struct encd_msg, node))) {
+		list_del(&m->node);
+		r = xa_load(&h->ranks, m->dst);
+		if (r) {
+			char why[ENCD_MSG_MAX];
+
+			encd_engine_deliver(h, r, NULL, m->type, m->src, m->tag, m->attempt,
+					    m->body, m->len, why, sizeof(why));
+		}
+		kfree(m);
+	}
+}
+
+/* Links */
+
+/**
+ * encd_host_accepts() - the frame types a link may carry once it is up
+ * @l: the link
+ * @type: enum encd_wire_type
+ *
+ * A control link carries JOIN, REGISTER and DEATH to the root, REJECT,
+ * TABLE and DEATH back; a data link carries LINK, then the table (from the
+ * parent in the host tree), the rank messages and DEATH, one way only.
+ *
+ * Return: whether the type is allowed.
+ */
+bool encd_host_accepts(const struct encd_link *l, u8 type)
+{
+	if (l->purpose == ENCD_LINK_CONTROL && !l->initiator)
+		return type == ENCD_WIRE_JOIN || type == ENCD_WIRE_REGISTER ||
+		       type == ENCD_WIRE_DEATH;
+	if (l->purpose == ENCD_LINK_CONTROL)
+		return type == ENCD_WIRE_REJECT || type == ENCD_WIRE_TABLE ||
+		       type == ENCD_WIRE_DEATH;
+	if (l->initiator)
+		return false;
+	return type == ENCD_WIRE_LINK || type == ENCD_WIRE_TABLE || type == ENCD_WIRE_SIG ||
+	       type == ENCD_WIRE_UID || type == ENCD_WIRE_RING || type == ENCD_WIRE_BARRIER ||
+	       type == ENCD_WIRE_DEATH;
+}
+
+/**
+ * encd_host_link_up() - a link's handshake finished
+ * @h: this host; the caller holds its lock
+ * @l: the link
+ *
+ * An initiator says who it is first: JOIN on the control link (with the
+ * address this host listens on, made now where the root can reach it),
+ * LINK on a data link. A responder waits for that frame, within the
+ * handshake's deadline.
+ *
+ * Return: 0, or a negative errno that fails the link.
+ */
+int encd_host_link_up(struct encd_host *h, struct encd_link *l)
+{
+	struct sockaddr_storage local;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	l->up = true;
+	if (!l->initiator) {
+		l->awaiting_first = true;
+		return 0;
+	}
+	if (l->purpose == ENCD_LINK_DATA) {
+		struct encd_wire_link lk = {
+			.token = cpu_to_be64(h->token),
+			.host = cpu_to_be32(h->index),
+		};
+
+		return encd_link_send_first(l, ENCD_WIRE_LINK, &lk, sizeof(lk));
+	}
+	if (l != h->uplink)
+		return -ECONNABORTED;
+	if (!h->listener) {
+		if (kernel_getsockname(l->sock, (struct sockaddr *)&local) < 0)
+			return -ENOTCONN;
+		encd_addr_set_port(&local, 0);
+		err = encd_listener_start(h, &local);
+		if (err) {
+			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+					     "this host cannot listen on %pISc for its peers (%s)",
+					     &local, encd_errno_name(err));
+			return err;
+		}
+	}
+	{
+		struct encd_wire_join join = {
+			.world_size = cpu_to_be32(h->wk.world_size),
+		};
+
+		memcpy(join.host_id, h->id, sizeof(join.host_id));
+		encd_addr_to_wire(&h->listen_addr, &join.listen);
+		err = encd_link_send_first(l, ENCD_WIRE_JOIN, &join, sizeof(join));
+	}
+	if (err)
+		return err;
+	h->uplink_up = true;
+	host_send_registrations(h);
+	return 0;
+}
+
+/**
+ * encd_host_link_down() - a link failed or its peer closed it
+ * @h: this host; the caller holds its lock
+ * @l: the link, still on the host's list (the caller closes it next)
+ * @err: why, as a negative errno
+ * @why: why, in words
+ *
+ * A stranger's connection going means nothing. A link of the world going
+ * means its peer host is gone or misbehaved: the world fails, naming it.
+ */
+void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+{
+	char who[96];
+
+	lockdep_assert_held(&h->lock);
+	if (err > 0 || !err)
+		err = -ECONNRESET;
+	if (l == h->uplink) {
+		h->uplink = NULL;
+		h->uplink_up = false;
+		if (err == -EACCES)
+			encd_host_fail_world(h, -EACCES, ENCD_WIRE_NO_RANK, false,
+					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none)",
+					     &h->wk.root);
+		else
+			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+					     "lost the root host at %pISpc: %s", &h->wk.root, why);
+		return;
+	}
+	if (l->purpose == ENCD_LINK_DATA && l->initiator) {
+		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
+			h->hosts[l->peer].out = NULL;
+		encd_host_describe(h, l->peer, l, who, sizeof(who));
+		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
+				     l->up ? "went away" : "cannot be reached", why);
+		return;
+	}
+	/* A stranger, or a host that never said who it is, means nothing. */
+	if (!l->up || l->awaiting_first)
+		return;
+	if (l->purpose == ENCD_LINK_CONTROL) {
+		if (h->root)
+			encd_root_link_down(h, l, err, why);
+		return;
+	}
+	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
+}
+
+/**
+ * encd_host_violation() - a peer broke the protocol, found after the fact
+ * @h: this host; the caller holds its lock
+ * @l: the link the offending frame came on
+ * @why: what it did
+ *
+ * As when a frame is refused on arrival: the world fails, naming the peer
+ * host, and the link goes.
+ */
+void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why)
+{
+	char who[96];
+
+	lockdep_assert_held(&h->lock);
+	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_fail_world(h, -EPROTO, ENCD_WIRE_NO_RANK, true, "%s broke the protocol: %s",
+			     who, why);
+	encd_link_close(l);
+}
+
+/* A data link's opening frame: which host is calling. */
+static int host_on_link(struct encd_host *h, struct encd_link *l, const struct encd_wire_link *lk,
+			char *why, size_t why_len)
+{
+	u32 index = be32_to_cpu(lk->host);
+
+	if (!l->awaiting_first || index >= h->wk.world_size ||
+	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
+			      be64_to_cpu(lk->token) != h->token))) {
+		scnprintf(why, why_len, "its LINK names no other host of this world");
+		return -EPROTO;
+	}
+	l->awaiting_first = false;
+	l->peer = index;
+	l->link_token = be64_to_cpu(lk->token);
+	return 0;
+}
+
+static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj, u32 len)
+{
+	u32 rank = be32_to_cpu(rj->rank), err = be32_to_cpu(rj->err);
+	u32 tlen = min_t(u32, be16_to_cpu(rj->text_len), len - sizeof(*rj));
+	char text[ENCD_TEXT_MAX + 1];
+	struct encd_rank *r;
+
+	sanitize(text, sizeof(text), rj->text, tlen);
+	if (err == 0 || err > MAX_ERRNO)
+		err = EINVAL;
+	if (rank == ENCD_WIRE_NO_RANK) {
+		encd_host_fail_world(h, -err, ENCD_WIRE_NO_RANK, false, "the root refused this host: %s",
+				     text);
+		return 0;
+	}
+	r = rank < h->wk.world_size ? xa_load(&h->ranks, rank) : NULL;
+	if (r)
+		encd_rank_fail(r, -err, "rank %u: the root refused it: %s", rank, text);
+	return 0;
+}
+
+static void host_on_death(struct encd_host *h, struct encd_link *l,
+			  const struct encd_wire_death *d, u32 len)
+{
+	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
+	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
+	char text[ENCD_TEXT_MAX + 1];
+
+	/*
+	 * The root believes a host only about the ranks it registered: one it
+	 * refused, or another host's, may come and go without harm.
+	 */
+	if (h->root && rank != ENCD_WIRE_NO_RANK && !encd_root_has(h, l, rank))
+		return;
+	sanitize(text, sizeof(text), d->text, tlen);
+	if (err == 0 || err > MAX_ERRNO)
+		err = ECONNABORTED;
+	/* At the root, a host's news goes to every other host. */
+	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+}
+
+/* A message for a rank of this host, from a rank of the link's host. */
+static int host_on_message(struct encd_host *h, struct encd_link *l, u8 type, const void *buf,
+			   u32 len, char *why, size_t why_len)
+{
+	const struct encd_wire_route *route = buf;
+	u32 src = be32_to_cpu(route->src), dst = be32_to_cpu(route->dst);
+	struct encd_rank *r;
+
+	if (l->awaiting_first || !h->rank_host || src >= h->wk.world_size ||
+	    dst >= h->wk.world_size || h->rank_host[src] != l->peer ||
+	    h->rank_host[dst] != h->index) {
+		scnprintf(why, why_len, "it sent %s for a rank that is not its to send for",
+			  encd_wire_type_name(type));
+		return -EPROTO;
+	}
+	r = xa_load(&h->ranks, dst);
+	if (!r)
+		return 0;
+	return encd_engine_deliver(h, r, l, type, src, be32_to_cpu(route->tag),
+				   be32_to_cpu(route->attempt), buf + sizeof(*route),
+				   len - sizeof(*route), why, why_len);
+}
+
+/**
+ * encd_host_frame() - acts on an authenticated frame
+ * @h: this host; the caller holds its lock
+ * @l: the link it came on
+ * @type: its type, one encd_host_accepts() allows on @l
+ * @buf: its payload
+ * @len: its length, one the type allows
+ * @why: out: what the peer did wrong, on error
+ * @why_len: size of @why
+ *
+ * Return: 0, or a negative errno: the peer broke the protocol (@why says
+ * how) and the link fails.
+ */
+int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len)
+{
+	int err = 0;
+
+	lockdep_assert_held(&h->lock);
+	if (l->awaiting_first && type != ENCD_WIRE_JOIN && type != ENCD_WIRE_LINK) {
+		scnprintf(why, why_len, "it sent %s before saying who it is",
+			  encd_wire_type_name(type));
+		return -EPROTO;
+	}
+	switch (type) {
+	case ENCD_WIRE_JOIN:
+	case ENCD_WIRE_REGISTER:
+		if (!h->root) {
+			scnprintf(why, why_len, "it took this host for the world's root");
+			return -EPROTO;
+		}
+		err = encd_root_frame(h, l, type, buf, len, why, why_len);
+		break;
+	case ENCD_WIRE_REJECT:
+		err = host_on_reject(h, buf, len);
+		break;
+	case ENCD_WIRE_TABLE:
+		err = encd_host_take_table(h, buf, len, l, why, why_len);
+		break;
+	case ENCD_WIRE_DEATH:
+		host_on_death(h, l, buf, len);
+		break;
+	case ENCD_WIRE_LINK:
+		err = host_on_link(h, l, buf, why, why_len);
+		break;
+	default:
+		err = host_on_message(h, l, type, buf, len, why, why_len);
+		break;
+	}
+	encd_host_run(h);
+	return err;
+}

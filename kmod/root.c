@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The root host: the host agent whose rank 0 is local. It listens on
+ * root_comm_id, takes one control link per other host (JOIN, then its
+ * ranks' REGISTERs as they come), checks every rank against the world (its
+ * id in range and not taken, the settings every rank must share with rank
+ * 0), and once all world_size ranks are there makes the table: host 0 is
+ * itself, the others are numbered by their lowest rank. The table goes to
+ * hosts 1 and 2 on their control links; everything else it sends is a few
+ * bytes per host (REJECT, DEATH). What the root sends grows with the number
+ * of ranks, not with its square.
+ *
+ * All of it runs under the root host's lock.
+ */
+#include <linux/net.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "encd_private.h"
+#include "schedule.h"
+
+/* A host that joined: its control link, and what it said of itself. */
+struct encd_joined {
+	struct encd_link *link;
+	u8 host_id[ENCD_HOST_ID_LEN];
+	struct sockaddr_storage listen;
+	u32 n_ranks;
+	u32 first_rank;
+	u32 index;			/* in the table, once there is one */
+	u32 world_size;			/* what it asked for: its ranks are refused if not ours */
+};
+
+struct encd_root_state {
+	u32 settings;			/* rank 0's: every rank must match */
+	u32 got;			/* ranks registered */
+	/* per rank: 0 none, 1 this host, k + 2 the k-th joined host */
+	u32 *owner;
+	struct encd_joined *joined;
+	u32 n_joined;
+	bool complete;
+};
+
+#define OWNER_NONE	0
+#define OWNER_LOCAL	1
+
+/**
+ * encd_root_alloc() - the root's state, as rank 0 arrives
+ * @h: the root host
+ * @r0: rank 0, whose settings every rank must share
+ *
+ * Return: the state, or NULL when out of memory.
+ */
+struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0)
+{
+	struct encd_root_state *rs;
+
+	rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
+	if (!rs)
+		return NULL;
+	rs->owner = kvcalloc(h->wk.world_size, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	/* Every other host brings at least one rank. */
+	rs->joined = kvcalloc(h->wk.world_size, sizeof(*rs->joined), GFP_KERNEL_ACCOUNT);
+	if (!rs->owner || !rs->joined) {
+		encd_root_free(rs);
+		return NULL;
+	}
+	rs->settings = r0->settings;
+	return rs;
+}
+
+/**
+ * encd_root_free() - frees the root's state
+ * @rs: the state, or NULL
+ */
+void encd_root_free(struct encd_root_state *rs)
+{
+	if (!rs)
+		return;
+	kvfree(rs->owner);
+	kvfree(rs->joined);
+	kfree(rs);
+}
+
+static struct encd_joined *joined_of(struct encd_root_state *rs, struct encd_link *l)
+{
+	u32 i;
+
+	for (i = 0; i < rs->n_joined; i++)
+		if (rs->joined[i].link == l)
+			return &rs->joined[i];
+	return NULL;
+}
+
+/**
+ * encd_root_ranks_of() - the ranks a joined host registered, for sentences
+ * @h: the root host; the caller holds its lock
+ * @l: the host's control link
+ * @first: out: its lowest rank
+ * @last: out: its highest
+ * @n: out: how many
+ *
+ * Return: whether @l is a joined host with ranks.
+ */
+bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_joined *j = joined_of(rs, l);
+	u32 k, r;
+
+	if (!j || !j->n_ranks)
+		return false;
+	k = j - rs->joined + 2;
+	*n = j->n_ranks;
+	*first = j->first_rank;
+	*last = j->first_rank;
+	for (r = j->first_rank; r < h->wk.world_size; r++)
+		if (rs->owner[r] == k)
+			*last = r;
+	return true;
+}
+
+/* What every rank of a world must share, in words. */
+static const char *settings_words(u32 s)
+{
+	switch (s & (ENCD_WIRE_CHECK_SIGS | ENCD_WIRE_SIG_ALL_GROUPS)) {
+	case 0:
+		return "does not check signatures";
+	case ENCD_WIRE_CHECK_SIGS:
+		return "checks the signatures of sendrecv groups";
+	case ENCD_WIRE_SIG_ALL_GROUPS:
+		return "does not check signatures but signs every group";
+	default:
+		return "checks the signatures of every group";
+	}
+}
+
+static void reject(struct encd_host *h, struct encd_link *l, int err, u32 rank,
+		   const char *fmt, ...) __printf(5, 6);
+
+/* Tells a host that the root refuses one of its ranks, or all of them. */
+static void reject(struct encd_host *h, struct encd_link *l, int err, u32 rank,
+		   const char *fmt, ...)
+{
+	struct encd_wire_reject rj = {
+		.err = cpu_to_be32(-err),
+		.rank = cpu_to_be32(rank),
+	};
+	char text[ENCD_TEXT_MAX + 1];
+	va_list args;
+	u32 len;
+
+	va_start(args, fmt);
+	len = vscnprintf(text, sizeof(text), fmt, args);
+	va_end(args);
+	net_dbg_ratelimited("encd: root: %s\n", text);
+	rj.text_len = cpu_to_be16(len);
+	encd_link_send(l, ENCD_WIRE_REJECT, &rj, sizeof(rj), text, len);
+}
+
+static int by_first_rank(const void *a, const void *b)
+{
+	const struct encd_joined *x = *(const struct encd_joined * const *)a;
+	const struct encd_joined *y = *(const struct encd_joined * const *)b;
+
+	return x->first_rank < y->first_rank ? -1 : x->first_rank > y->first_rank;
+}
+
+/* Every rank is here: number the hosts, make the table, send it down. */
+static void root_complete(struct encd_host *h)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_wire_table_host *wh;
+	struct encd_joined **order;
+	struct encd_wire_table *t;
+	char why[ENCD_MSG_MAX];
+	u32 n_others = 0, n_hosts, i, r;
+	__be32 *wr;
+	size_t len;
+	int err;
+
+	rs->complete = true;
+	order = kvcalloc(rs->n_joined + 1, sizeof(*order), GFP_KERNEL);
+	if (!order)
+		goto nomem;
+	for (i = 0; i < rs->n_joined; i++) {
+		if (rs->joined[i].n_ranks)
+			order[n_others++] = &rs->joined[i];
+		else if (rs->joined[i].link)
+			reject(h, rs->joined[i].link, -EINVAL, ENCD_WIRE_NO_RANK,
+			       "the world of %u ranks formed without this host's ranks",
+			       h->wk.world_size);
+	}
+	sort(order, n_others, sizeof(*order), by_first_rank, NULL);
+	n_hosts = n_others + 1;
+
+	len = encd_wire_table_len(h->wk.world_size, n_hosts);
+	t = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!t) {
+		kvfree(order);
+		goto nomem;
+	}
+	get_random_bytes(&t->token, sizeof(t->token));
+	t->n_ranks = cpu_to_be32(h->wk.world_size);
+	t->n_hosts = cpu_to_be32(n_hosts);
+	wh = (void *)(t + 1);
+	wr = (__be32 *)(wh + n_hosts);
+	memcpy(wh[0].host_id, h->id, ENCD_HOST_ID_LEN);
+	encd_addr_to_wire(&h->listen_addr, &wh[0].listen);
+	for (i = 1; i < n_hosts; i++) {
+		order[i - 1]->index = i;
+		memcpy(wh[i].host_id, order[i - 1]->host_id, ENCD_HOST_ID_LEN);
+		encd_addr_to_wire(&order[i - 1]->listen, &wh[i].listen);
+	}
+	for (r = 0; r < h->wk.world_size; r++)
+		wr[r] = cpu_to_be32(rs->owner[r] == OWNER_LOCAL ? 0 :
+				    rs->joined[rs->owner[r] - 2].index);
+	kvfree(order);
+
+	err = encd_host_take_table(h, t, len, NULL, why, sizeof(why));
+	kvfree(t);
+	if (err)
+		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true,
+				     "the root cannot make the world's table: %s", why);
+	return;
+nomem:
+	encd_host_fail_world(h, -ENOMEM, ENCD_WIRE_NO_RANK, true,
+			     "the root is out of memory for the world's table");
+}
+
+/*
+ * One rank arrives, from this host (@j NULL) or a joined one. A rank the
+ * root cannot take is refused alone; a rank whose settings differ from rank
+ * 0's fails the whole world at once, naming it, since no world can form.
+ */
+static void root_register(struct encd_host *h, struct encd_joined *j, u32 id, u32 settings)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_rank *r = j ? NULL : xa_load(&h->ranks, id);
+	int err = -EINVAL;
+	char text[ENCD_TEXT_MAX + 1];
+
+	if (j && j->world_size != h->wk.world_size)
+		scnprintf(text, sizeof(text), "rank %u asked for a world of %u ranks, the root's has %u",
+			  id, j->world_size, h->wk.world_size);
+	else if (rs->complete)
+		scnprintf(text, sizeof(text), "rank %u arrived after the world of %u ranks formed",
+			  id, h->wk.world_size);
+	else if (id >= h->wk.world_size)
+		scnprintf(text, sizeof(text), "rank %u is not below the world size %u", id,
+			  h->wk.world_size);
+	else if (rs->owner[id])
+		scnprintf(text, sizeof(text), "a second rank with global device id %u", id);
+	else
+		err = 0;
+	if (err) {
+		if (j)
+			reject(h, j->link, err, id, "%s", text);
+		else if (r)
+			encd_rank_fail(r, err, "rank %u: the root refused it: %s", id, text);
+		return;
+	}
+	if (settings != rs->settings) {
+		encd_host_fail_world(h, -EINVAL, id, true,
+				     "rank %u %s, rank 0 (the root) %s: every rank of a world must agree on check_sigs and the signing flags",
+				     id, settings_words(settings), settings_words(rs->settings));
+		return;
+	}
+	rs->owner[id] = j ? j - rs->joined + 2 : OWNER_LOCAL;
+	if (j) {
+		if (!j->n_ranks || id < j->first_rank)
+			j->first_rank = id;
+		j->n_ranks++;
+	}
+	if (++rs->got == h->wk.world_size)
+		root_complete(h);
+}
+
+/**
+ * encd_root_register_local() - a rank of the root host registers
+ * @h: the root host; the caller holds its lock
+ * @r: the rank
+ */
+void encd_root_register_local(struct encd_host *h, struct encd_rank *r)
+{
+	lockdep_assert_held(&h->lock);
+	root_register(h, NULL, r->id, r->settings);
+}
+
+static int root_on_join(struct encd_host *h, struct encd_link *l, const struct encd_wire_join *jn,
+			char *why, size_t why_len)
+{
+	struct encd_root_state *rs = h->root;
+	u32 size = be32_to_cpu(jn->world_size), i;
+	struct sockaddr_storage listen;
+	struct encd_joined *j;
+
+	if (!l->awaiting_first) {
+		scnprintf(why, why_len, "it sent JOIN twice");
+		return -EPROTO;
+	}
+	l->awaiting_first = false;
+	if (jn->flags || encd_addr_from_wire(&jn->listen, &listen)) {
+		scnprintf(why, why_len, "its JOIN is malformed");
+		return -EPROTO;
+	}
+	if (!memcmp(jn->host_id, h->id, ENCD_HOST_ID_LEN)) {
+		/* This host reached its own listener while it became the root. */
+		scnprintf(why, why_len, "it is this host");
+		return -ECONNABORTED;
+	}
+	for (i = 0; i < rs->n_joined; i++) {
+		if (!memcmp(rs->joined[i].host_id, jn->host_id, ENCD_HOST_ID_LEN)) {
+			scnprintf(why, why_len, "a host joined twice");
+			return -EPROTO;
+		}
+	}
+	/* The world failed before it came: it hears why, as the others did. */
+	if (h->state == ENCD_HOST_FAILED) {
+		reject(h, l, h->failure_err, ENCD_WIRE_NO_RANK, "%s", h->failure);
+		return 0;
+	}
+	/* A host that went without ranks leaves its place to another. */
+	for (j = rs->joined; j < rs->joined + rs->n_joined; j++)
+		if (!j->link && !j->n_ranks)
+			break;
+	if (rs->complete || (j == rs->joined + rs->n_joined && rs->n_joined >= h->wk.world_size)) {
+		reject(h, l, -EINVAL, ENCD_WIRE_NO_RANK,
+		       "the world of %u ranks has no room for another host", h->wk.world_size);
+		return 0;
+	}
+	if (j == rs->joined + rs->n_joined)
+		rs->n_joined++;
+	memset(j, 0, sizeof(*j));
+	j->world_size = size;
+	j->link = l;
+	memcpy(j->host_id, jn->host_id, ENCD_HOST_ID_LEN);
+	j->listen = listen;
+	return 0;
+}
+
+/**
+ * encd_root_frame() - JOIN and REGISTER, on a control link to the root
+ * @h: the root host; the caller holds its lock
+ * @l: the control link
+ * @type: ENCD_WIRE_JOIN or ENCD_WIRE_REGISTER
+ * @buf: the payload
+ * @len: its length
+ * @why: out: what the host did wrong
+ * @why_len: size of @why
+ *
+ * Return: 0, or a negative errno that fails the link.
+ */
+int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len)
+{
+	const struct encd_wire_register *reg = buf;
+	struct encd_joined *j;
+	u32 n, i;
+
+	lockdep_assert_held(&h->lock);
+	if (type == ENCD_WIRE_JOIN)
+		return root_on_join(h, l, buf, why, why_len);
+	j = joined_of(h->root, l);
+	n = be32_to_cpu(reg->n);
+	if (!j || n > ENCD_REGISTER_MAX || len != sizeof(*reg) + n * sizeof(reg->ranks[0])) {
+		scnprintf(why, why_len, "its REGISTER is malformed or came before JOIN");
+		return -EPROTO;
+	}
+	for (i = 0; i < n && h->state == ENCD_HOST_GATHERING; i++)
+		root_register(h, j, be32_to_cpu(reg->ranks[i].g_device_id),
+			      be32_to_cpu(reg->ranks[i].settings));
+	return 0;
+}
+
+/**
+ * encd_root_link_down() - a control link to the root went
+ * @h: the root host; the caller holds its lock
+ * @l: the link
+ * @err: why, as a negative errno
+ * @why: why, in words
+ *
+ * A host that registered ranks took them with it: the world fails, and
+ * every other host hears it. One that had none is simply forgotten.
+ */
+void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_joined *j = joined_of(rs, l);
+	char who[96];
+
+	if (!j)
+		return;
+	if (j->n_ranks) {
+		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
+		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
+	}
+	j->link = NULL;
+}
+
+/**
+ * encd_root_has() - whether the root took a rank from a host
+ * @h: the root host; the caller holds its lock
+ * @l: the host's control link, or NULL for the root host itself
+ * @rank: the rank
+ *
+ * Return: whether @rank is registered, from that host.
+ */
+bool encd_root_has(struct encd_host *h, struct encd_link *l, u32 rank)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_joined *j;
+
+	if (!rs || rank >= h->wk.world_size || !rs->owner[rank])
+		return false;
+	if (!l)
+		return rs->owner[rank] == OWNER_LOCAL;
+	j = joined_of(rs, l);
+	return j && rs->owner[rank] == j - rs->joined + 2;
+}
+
+/**
+ * encd_root_missing() - which ranks have not arrived, for sentences
+ * @h: the root host; the caller holds its lock
+ * @buf: out: the first few, "1, 2, ..."
+ * @size: its size
+ *
+ * Return: how many have.
+ */
+u32 encd_root_missing(struct encd_host *h, char *buf, size_t size)
+{
+	struct encd_root_state *rs = h->root;
+	u32 r, shown = 0, n = h->wk.world_size;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (r = 0; r < n && shown < 8; r++) {
+		if (rs->owner[r])
+			continue;
+		off += scnprintf(buf + off, size - off, "%s%u", shown ? ", " : "", r);
+		shown++;
+	}
+	if (rs->got + shown < n)
+		scnprintf(buf + off, size - off, ", ...");
+	return rs->got;
+}
+
+/**
+ * encd_root_broadcast() - sends a frame to every joined host
+ * @h: the root host; the caller holds its lock
+ * @type: the frame's type
+ * @a: the payload's first part
+ * @alen: its length
+ * @b: its second part
+ * @blen: its length
+ */
+void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, const void *b,
+			 u32 blen)
+{
+	struct encd_root_state *rs = h->root;
+	u32 i;
+
+	for (i = 0; i < rs->n_joined; i++)
+		if (rs->joined[i].link)
+			encd_link_send(rs->joined[i].link, type, a, alen, b, blen);
+}
+
+/**
+ * encd_root_send_table() - the table to one of the root's children
+ * @h: the root host; the caller holds its lock
+ * @index: the child's host index (1 or 2)
+ * @buf: the TABLE payload
+ * @len: its length
+ */
+void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len)
+{
+	struct encd_root_state *rs = h->root;
+	u32 i;
+
+	for (i = 0; i < rs->n_joined; i++)
+		if (rs->joined[i].link && rs->joined[i].n_ranks && rs->joined[i].index == index)
+			encd_link_send(rs->joined[i].link, ENCD_WIRE_TABLE, buf, len, NULL, 0);
+}

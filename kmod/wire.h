@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The bootstrap's wire protocol: every frame encd sends or accepts on a
+ * socket, and every protocol constant, in one place (as WireGuard's
+ * messages.h). Documentation/bootstrap.rst describes the protocol for
+ * someone writing a compatible peer; the sizes here are its contract.
+ *
+ * Every frame is a 12-byte big-endian header, then @len payload bytes, then
+ * (on an authenticated link) a 16-byte tag: HMAC-SHA256 with the link's key
+ * for that direction over the frame's sequence number (be64, counted from 0
+ * per direction), the header and the payload, truncated to 16 bytes.
+ *
+ * A connection opens with a three-frame handshake that proves both ends
+ * hold the world key and draws a fresh nonce from each:
+ *
+ *	initiator -> responder	HELLO		nonce_i
+ *	responder -> initiator	CHALLENGE	nonce_r, proof_r
+ *	initiator -> responder	PROOF		proof_i
+ *
+ * Nothing else is accepted before PROOF verifies, and nothing the initiator
+ * sends after HELLO leaves before CHALLENGE verifies. Both then derive a
+ * key per direction from the world key and both nonces (auth.c).
+ */
+#ifndef _ENCD_WIRE_H
+#define _ENCD_WIRE_H
+
+#include <linux/build_bug.h>
+#include <linux/types.h>
+#include <linux/encd.h>
+
+#define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
+#define ENCD_WIRE_VERSION	2
+
+struct encd_wire_hdr {
+	__be32 magic;
+	u8 version;
+	u8 type;		/* enum encd_wire_type */
+	__be16 flags;		/* 0 */
+	__be32 len;		/* payload bytes */
+} __packed;
+static_assert(sizeof(struct encd_wire_hdr) == 12);
+
+#define ENCD_NONCE_LEN		32
+#define ENCD_KEY_LEN		32	/* world and link keys: HMAC-SHA256 keys */
+#define ENCD_PROOF_LEN		32	/* a handshake proof: a whole HMAC-SHA256 */
+#define ENCD_TAG_LEN		16	/* a frame's tag: a truncated one */
+#define ENCD_HOST_ID_LEN	16
+#define ENCD_UID_LEN		128	/* the unique id; 129 bytes with the verdict */
+#define ENCD_TEXT_MAX		200	/* a sentence in REJECT or DEATH */
+#define ENCD_REGISTER_MAX	256	/* ranks in one REGISTER */
+
+/* The largest world: its table fits in one TABLE frame. */
+#define ENCD_WORLD_MAX		16384
+
+enum encd_wire_type {
+	/* the handshake, before anything is authenticated */
+	ENCD_WIRE_HELLO = 1,
+	ENCD_WIRE_CHALLENGE,
+	ENCD_WIRE_PROOF,
+	/* the control link: a host and the root host */
+	ENCD_WIRE_JOIN,		/* host -> root: who this host is */
+	ENCD_WIRE_REGISTER,	/* host -> root: some of its ranks */
+	ENCD_WIRE_REJECT,	/* root -> host: a rank or the host refused */
+	ENCD_WIRE_TABLE,	/* down the host tree: the world */
+	ENCD_WIRE_DEATH,	/* either way: who left, and why */
+	/* a data link: one host to another, after the table */
+	ENCD_WIRE_LINK,		/* its first frame: which host is calling */
+	ENCD_WIRE_SIG,		/* signature validation: 17 bytes */
+	ENCD_WIRE_UID,		/* the unique id and the root's verdict: 129 */
+	ENCD_WIRE_RING,		/* comm init: the unique id to the ring successor */
+	ENCD_WIRE_BARRIER,	/* a group barrier round: 4 */
+	ENCD_WIRE_NTYPES
+};
+
+/* What a connection is for, in HELLO and in the proofs. */
+enum encd_link_purpose {
+	ENCD_LINK_CONTROL = 1,	/* a host to the root host, both ways */
+	ENCD_LINK_DATA = 2,	/* a host to another, one way */
+};
+
+struct encd_wire_hello {
+	__be32 purpose;
+	u8 nonce[ENCD_NONCE_LEN];
+} __packed;
+
+struct encd_wire_challenge {
+	u8 nonce[ENCD_NONCE_LEN];
+	u8 proof[ENCD_PROOF_LEN];
+} __packed;
+
+struct encd_wire_proof {
+	u8 proof[ENCD_PROOF_LEN];
+} __packed;
+
+/* A socket address: AF_INET or AF_INET6 and the port, network order. */
+struct encd_wire_addr {
+	__be16 family;
+	__be16 port;
+	u8 addr[16];
+} __packed;
+
+/* Settings every rank of a world must share (JOIN's flags, REGISTER's). */
+#define ENCD_WIRE_CHECK_SIGS		0x1	/* the world validates signatures */
+#define ENCD_WIRE_SIG_ALL_GROUPS	0x2	/* ... of every group, not only sendrecv */
+
+struct encd_wire_join {
+	__be32 world_size;
+	u8 host_id[ENCD_HOST_ID_LEN];
+	struct encd_wire_addr listen;	/* where this host's links connect */
+	__be32 flags;			/* 0 */
+} __packed;
+
+struct encd_wire_rank {
+	__be32 g_device_id;
+	__be32 nec_dev;
+	__be32 settings;		/* ENCD_WIRE_CHECK_SIGS, ... */
+} __packed;
+
+struct encd_wire_register {
+	__be32 n;			/* 1 .. ENCD_REGISTER_MAX */
+	struct encd_wire_rank ranks[];
+} __packed;
+
+/* A sentence about a rank (or, with rank ENCD_WIRE_NO_RANK, a host). */
+#define ENCD_WIRE_NO_RANK	0xffffffffU
+
+struct encd_wire_reject {
+	__be32 err;			/* the positive errno the rank fails with */
+	__be32 rank;
+	__be16 text_len;		/* <= ENCD_TEXT_MAX, not NUL-terminated */
+	char text[];
+} __packed;
+
+struct encd_wire_death {
+	__be32 err;			/* the positive errno survivors fail with */
+	__be32 rank;			/* the rank that left, or ENCD_WIRE_NO_RANK */
+	__be32 host;			/* its host index, or ENCD_WIRE_NO_RANK */
+	__be16 text_len;
+	char text[];
+} __packed;
+
+struct encd_wire_table_host {
+	u8 host_id[ENCD_HOST_ID_LEN];
+	struct encd_wire_addr listen;
+} __packed;
+
+/*
+ * The world, as the root assigns it: hosts[n_hosts] then rank_host[n_ranks]
+ * (__be32 host indices) follow this head. Host 0 is the root's.
+ */
+struct encd_wire_table {
+	__be64 token;			/* the world's, proved by every LINK */
+	__be32 n_ranks;
+	__be32 n_hosts;
+} __packed;
+
+static inline size_t encd_wire_table_len(u32 n_ranks, u32 n_hosts)
+{
+	return sizeof(struct encd_wire_table) +
+	       (size_t)n_hosts * sizeof(struct encd_wire_table_host) + (size_t)n_ranks * 4;
+}
+
+struct encd_wire_link {
+	__be64 token;
+	__be32 host;			/* the calling host's index */
+} __packed;
+
+/*
+ * Every message between two ranks starts with this: who to whom, the node
+ * (its tag: a hash of the key and stream) and the attempt of its bootstrap
+ * (the barrier's epoch, for BARRIER).
+ */
+struct encd_wire_route {
+	__be32 src;
+	__be32 dst;
+	__be32 tag;
+	__be32 attempt;
+} __packed;
+
+/* SIG: the signature validation message, 17 bytes. */
+struct encd_wire_sig {
+	u8 sig[ENCD_SIG_LEN];
+	u8 ok;
+} __packed;
+static_assert(sizeof(struct encd_wire_sig) == 17);
+
+/* UID: the unique id and the root's verdict, 129 bytes. */
+#define ENCD_WIRE_UID_LEN	(ENCD_UID_LEN + 1)
+/* RING: the unique id, 128 bytes. */
+#define ENCD_WIRE_RING_LEN	ENCD_UID_LEN
+/* BARRIER: the round, __be32. */
+#define ENCD_WIRE_BARRIER_LEN	4
+
+/* The unique id, as bootstrap rank 0 makes it: ENCD_UID_LEN bytes. */
+struct encd_uid {
+	__be64 magic;			/* random, never 0 */
+	struct encd_wire_addr root;	/* the group root's host */
+	__be32 rank_n;
+	__be32 root_g_device_id;
+	__be32 stream_id;
+	__be32 key_hash;
+	__be64 world_token;
+	u8 __reserved[ENCD_UID_LEN - 52];
+} __packed;
+static_assert(sizeof(struct encd_uid) == ENCD_UID_LEN);
+
+/* Deadlines, in milliseconds. */
+enum {
+	/* a new connection: the whole handshake, and JOIN or LINK after it */
+	ENCD_HANDSHAKE_MS = 2000,
+	/* between attempts to reach a root that does not listen yet */
+	ENCD_RETRY_MS = 50,
+	/* a frame being sent, once it is queued */
+	ENCD_SEND_MS = 10000,
+};
+
+/* Bounds on what a peer can make a host hold. */
+enum {
+	/* connections that have not finished their handshake, per listener */
+	ENCD_PENDING_MAX = 64,
+	/* frames nobody asked for yet, per link, and their bytes */
+	ENCD_EARLY_MAX = 256,
+	ENCD_EARLY_BYTES = 64 << 10,
+};
+
+#endif /* _ENCD_WIRE_H */

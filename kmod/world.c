@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A rank's life in a world, and the bootstrap ioctls: libnrt's
+ * enc_setup_global_comm (rendezvous through the host agent, then the
+ * world's own comm node), enc_init_replica_groups, the barriers, and what a
+ * rank may know of its comms. The protocol is in bootstrap.c, the hosts'
+ * part in host.c and root.c.
+ *
+ * A rank is made on a global comm by the file that sets the world up, and
+ * belongs to it. Its operations start the protocol and wait for it on the
+ * rank's wait queue, holding no lock that anyone else needs: the module
+ * moves the protocol on as messages arrive. A deadline or a signal ends the
+ * wait, not the protocol: a later call finds it where it got to. Releasing
+ * the comm (or closing the file) never waits: the rank leaves its host at
+ * once, which fails the world for its peers, and its waiters wake.
+ *
+ * Locking (see encd_private.h): an operation takes the rank's op_lock
+ * (interruptibly) to have the rank to itself, and the host's lock only for
+ * moments; the file's lock and the comm's rank_lock guard which rank a comm
+ * has.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+
+#include "encd_private.h"
+#include "schedule.h"
+
+static unsigned int bootstrap_timeout_ms = 60000;
+module_param(bootstrap_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(bootstrap_timeout_ms,
+		 "Deadline of one bootstrap operation in milliseconds (default 60000, 1 to 86400000)");
+
+static bool local_delivery = true;
+module_param(local_delivery, bool, 0644);
+MODULE_PARM_DESC(local_delivery,
+		 "Hand messages between ranks of this host over inside the module (default Y); N sends every message through TCP");
+
+static bool allow_insecure_worlds;
+module_param(allow_insecure_worlds, bool, 0644);
+MODULE_PARM_DESC(allow_insecure_worlds,
+		 "Let worlds whose root is not on loopback form without a world secret (default N: refused)");
+
+#define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
+
+/**
+ * encd_timeout_ms() - the deadline of an operation, in milliseconds
+ * @asked: what the caller asked for, 0 for the default
+ * @dflt: the default (0: the module parameter's)
+ *
+ * Every deadline a caller gives is clamped to the parameter's range.
+ *
+ * Return: 1 .. 86400000.
+ */
+u32 encd_timeout_ms(u32 asked, u32 dflt)
+{
+	u32 t = asked ?: dflt ?: READ_ONCE(bootstrap_timeout_ms);
+
+	return clamp_t(u32, t, 1, TIMEOUT_MAX_MS);
+}
+
+/**
+ * encd_allow_insecure_worlds() - what the administrator allowed
+ *
+ * Return: whether a world off loopback may form without a secret.
+ */
+bool encd_allow_insecure_worlds(void)
+{
+	return READ_ONCE(allow_insecure_worlds);
+}
+
+/**
+ * encd_rank_fail() - a rank's world failed for it
+ * @r: the rank; the caller holds its host's lock, if it has one
+ * @err: the negative errno its operations fail with
+ * @fmt: the sentence
+ *
+ * The first failure is the one kept.
+ *
+ * Return: @err.
+ */
+int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
+{
+	va_list args;
+
+	if (r->state != ENCD_RANK_FAILED) {
+		va_start(args, fmt);
+		vscnprintf(r->msg, sizeof(r->msg), fmt, args);
+		va_end(args);
+		r->err = err;
+		WRITE_ONCE(r->state, ENCD_RANK_FAILED);
+		list_del_init(&r->unsent);
+		wake_up_all(&r->wq);
+	}
+	return r->err;
+}
+
+static void rank_release(struct kref *ref)
+{
+	struct encd_rank *r = container_of(ref, struct encd_rank, ref);
+	unsigned int i;
+
+	for (i = 0; i < ENCD_MAX_COMM_N; i++)
+		encd_node_put(r->groups[i]);
+	encd_node_put(r->global_node);
+	encd_host_put(r->host);
+	encd_gcomm_put(r->g);
+	mutex_destroy(&r->op_lock);
+	kfree(r);
+}
+
+static void rank_put(struct encd_rank *r)
+{
+	if (r)
+		kref_put(&r->ref, rank_release);
+}
+
+/* The rank on a comm, counted, or NULL. */
+static struct encd_rank *gcomm_rank(struct encd_gcomm *g)
+{
+	struct encd_rank *r;
+
+	spin_lock(&g->rank_lock);
+	r = g->rank;
+	if (r)
+		kref_get(&r->ref);
+	spin_unlock(&g->rank_lock);
+	return r;
+}
+
+static struct encd_rank *rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
+				    u32 timeout_ms, u32 settings)
+{
+	struct encd_rank *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return NULL;
+	kref_init(&r->ref);
+	r->g = encd_gcomm_get(g);
+	r->owner = owner;
+	r->id = g->g_device_id;
+	r->settings = settings;
+	r->timeout_ms = timeout_ms;
+	mutex_init(&r->op_lock);
+	init_waitqueue_head(&r->wq);
+	INIT_LIST_HEAD(&r->unsent);
+	INIT_LIST_HEAD(&r->early);
+	xa_init(&r->attempts);
+	encd_pool_init(r);
+	r->state = ENCD_RANK_JOINING;
+	return r;
+}
+
+/*
+ * The rank this file has on @g, made if need be (SETUP). Made under the
+ * file's lock, after checking again that the file still holds the comm, so
+ * that a RELEASE racing with it either comes first (and this fails) or
+ * finds the rank and takes it down.
+ */
+static struct encd_rank *rank_for_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+					u32 timeout_ms, u32 settings)
+{
+	struct encd_file *file = ucmd->file;
+	struct encd_rank *r, *fresh;
+
+	r = gcomm_rank(g);
+	if (r)
+		goto check;
+	fresh = rank_alloc(g, file, timeout_ms, settings);
+	if (!fresh)
+		return ERR_PTR(encd_fail(ucmd, -ENOMEM, "Failed to allocate the world"));
+	mutex_lock(&file->lock);
+	if (!test_bit(encd_slot(g->nec_dev_id, g->ctx_id), file->held)) {
+		mutex_unlock(&file->lock);
+		rank_put(fresh);
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "This file does not hold the global comm of core %d context %u",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	spin_lock(&g->rank_lock);
+	r = g->rank;
+	if (!r) {
+		/* The comm's reference; the caller gets another. */
+		g->rank = fresh;
+		r = fresh;
+		fresh = NULL;
+	}
+	kref_get(&r->ref);
+	spin_unlock(&g->rank_lock);
+	mutex_unlock(&file->lock);
+	rank_put(fresh);
+check:
+	/* Another file may only hear that the world formed, as libnrt's idempotent setup. */
+	if (r->owner != file && READ_ONCE(r->state) != ENCD_RANK_FORMED) {
+		rank_put(r);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "The world of core %d context %u belongs to another process",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	return r;
+}
+
+/* The rank of this file on a comm, formed or not yet; or why not. */
+static struct encd_rank *owned_rank(struct encd_ucmd *ucmd, struct encd_gcomm *g)
+{
+	struct encd_rank *r = gcomm_rank(g);
+
+	if (!r)
+		return ERR_PTR(encd_fail(ucmd, -ENOENT,
+					 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
+					 g->nec_dev_id, g->ctx_id));
+	if (r->owner != ucmd->file) {
+		rank_put(r);
+		return ERR_PTR(encd_fail(ucmd, -EBUSY,
+					 "The world of core %d context %u belongs to another process",
+					 g->nec_dev_id, g->ctx_id));
+	}
+	return r;
+}
+
+/* The world key */
+
+static bool addr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ipv4_is_loopback(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		return ipv6_addr_loopback(a) ||
+		       (ipv6_addr_v4mapped(a) && ipv4_is_loopback(a->s6_addr32[3]));
+	}
+	return false;
+}
+
+static int world_key(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+		     const struct encd_setup_global_comm *cmd, struct encd_world_key *wk)
+{
+	u8 secret[ENCD_WORLD_SECRET_MAX];
+	enum encd_key_kind kind;
+	int err;
+
+	memset(wk, 0, sizeof(*wk));
+	wk->net = g->net;
+	wk->world_size = g->g_device_cnt;
+	wk->solo = (cmd->head.flags & ENCD_SETUP_FORCE_TCP) || !READ_ONCE(local_delivery) ?
+		   g->g_device_id : U32_MAX;
+	if (wk->world_size > ENCD_WORLD_MAX)
+		return encd_fail(ucmd, -EINVAL, "A world of %u ranks is larger than %u",
+				 wk->world_size, ENCD_WORLD_MAX);
+	if (encd_addr_parse(g->root_comm_id, &wk->root) && wk->world_size > 1)
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
+				 g->root_comm_id);
+	if (cmd->secret_len > sizeof(secret))
+		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
+				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
+	if (cmd->secret_len) {
+		if (copy_from_user(secret, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
+			return -EFAULT;
+		kind = ENCD_KEY_SECRET;
+	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
+		kind = ENCD_KEY_LOOPBACK;
+	} else if (encd_allow_insecure_worlds()) {
+		kind = ENCD_KEY_INSECURE;
+	} else {
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id %s is not a loopback address and the world has no secret: give every rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with allow_insecure_worlds=1",
+				 g->root_comm_id);
+	}
+	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
+	memzero_explicit(secret, sizeof(secret));
+	if (err)
+		return encd_fail(ucmd, err, "Cannot derive the world key (%d)", err);
+	return 0;
+}
+
+/* Waiting */
+
+/*
+ * Waits until @done, the rank's world fails or the rank is released, by
+ * the deadline; a signal ends the wait too.
+ *
+ * Return: 0, -ETIMEDOUT or -EINTR.
+ */
+#define rank_wait(r, deadline, done)						\
+({										\
+	long __left = (long)((deadline) - jiffies);				\
+	long __ret = __left <= 0 ? 0 :						\
+		wait_event_interruptible_timeout((r)->wq,			\
+			(done) || READ_ONCE((r)->released) ||			\
+			READ_ONCE((r)->state) == ENCD_RANK_FAILED, __left);	\
+	__ret > 0 || (done) ? 0 : __ret < 0 ? -EINTR : -ETIMEDOUT;		\
+})
+
+/* Why an operation of @r cannot go on; 0 when it can. */
+static int rank_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+{
+	if (r->released)
+		return encd_fail(ucmd, -ECONNABORTED,
+				 "rank %u: its global comm was released while the operation ran",
+				 r->id);
+	if (r->state == ENCD_RANK_FAILED)
+		return encd_fail(ucmd, r->err, "%s", r->msg);
+	return 0;
+}
+
+/* Why SETUP ended by its deadline or a signal, naming what was missing. */
+static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
+{
+	struct encd_host *h = r->host;
+	char missing[64], awaited[ENCD_MSG_MAX];
+
+	if (h->root && !h->rank_host) {
+		u32 got = encd_root_missing(h, missing, sizeof(missing));
+
+		return encd_fail(ucmd, err,
+				 "root: %u of %u ranks arrived before the wait ended (%s); missing: %s",
+				 got, h->wk.world_size,
+				 err == -ETIMEDOUT ? "timed out" : "interrupted", missing);
+	}
+	if (!h->rank_host)
+		return encd_fail(ucmd, err, "rank %u: no table of the world from the root at %pISpc: %s",
+				 r->id, &h->wk.root, err == -ETIMEDOUT ? "timed out" : "interrupted");
+	encd_engine_awaited(r->global_node, awaited, sizeof(awaited));
+	return encd_fail(ucmd, err, "%s: %s (rank %u, forming the world)", awaited,
+			 err == -ETIMEDOUT ? "timed out" : "interrupted", r->id);
+}
+
+/* ioctls */
+
+/**
+ * encd_world_ioctl_setup() - ENCD_IOC_SETUP_GLOBAL_COMM
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
+{
+	struct encd_setup_global_comm *cmd = ucmd->cmd;
+	struct encd_world_key wk;
+	unsigned long deadline;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+	struct encd_host *h;
+	u32 settings;
+	int err;
+
+	if (cmd->__reserved || cmd->__reserved2)
+		return encd_fail(ucmd, -EINVAL, "reserved fields must be 0");
+	g = encd_ucmd_get_gcomm(ucmd, cmd->vnc, cmd->ctx_id, ENCD_UCMD_HELD);
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	settings = (g->check_sigs ? ENCD_WIRE_CHECK_SIGS : 0) |
+		   (cmd->head.flags & ENCD_SETUP_SIG_ALL_GROUPS ? ENCD_WIRE_SIG_ALL_GROUPS : 0);
+	r = rank_for_setup(ucmd, g, encd_timeout_ms(cmd->timeout_ms, 0), settings);
+	if (IS_ERR(r)) {
+		err = PTR_ERR(r);
+		goto out_g;
+	}
+	deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms, r->timeout_ms));
+	cmd->out_flags = 0;
+
+	if (READ_ONCE(r->state) == ENCD_RANK_JOINING) {
+		err = world_key(ucmd, g, cmd, &wk);
+		if (err) {
+			/* Nothing of the world exists yet: the next SETUP may do better. */
+			goto out_r;
+		}
+		mutex_lock(&r->op_lock);
+		while (READ_ONCE(r->state) == ENCD_RANK_JOINING && !READ_ONCE(r->released)) {
+			h = encd_host_find(&wk);
+			if (IS_ERR(h)) {
+				err = encd_fail(ucmd, PTR_ERR(h), "Cannot make this host's agent (%ld)",
+						PTR_ERR(h));
+				break;
+			}
+			err = encd_host_register(h, r);
+			/* Released meanwhile: a host made for it alone must go too. */
+			if (err == -ECONNABORTED)
+				encd_host_leave(h, r);
+			encd_host_put(h);
+			if (err != -EAGAIN)
+				break;
+		}
+		mutex_unlock(&r->op_lock);
+		memzero_explicit(&wk, sizeof(wk));
+		if (READ_ONCE(r->released)) {
+			err = rank_broken(ucmd, r);
+			goto out_r;
+		}
+		if (err && err != -EAGAIN && r->state != ENCD_RANK_FAILED)
+			goto out_r;
+		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
+	}
+
+	err = rank_wait(r, deadline, READ_ONCE(r->state) != ENCD_RANK_REGISTERED);
+	h = r->host;
+	if (h)
+		mutex_lock(&h->lock);
+	if (!err)
+		err = rank_broken(ucmd, r);
+	else if (!rank_broken(ucmd, r) && h)
+		setup_gave_up(ucmd, r, err);
+	if (!err) {
+		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
+		cmd->rank = r->global_node->brank;
+		cmd->rank_n = r->global_node->rank_n;
+		memcpy(cmd->phase_ns, r->global_node->phase_ns, sizeof(cmd->phase_ns));
+		cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
+	} else {
+		cmd->out_flags = 0;
+	}
+	if (h)
+		mutex_unlock(&h->lock);
+	if (!err && WARN_ON(cmd->rank != g->g_device_id || cmd->rank_n != g->g_device_cnt))
+		err = encd_fail(ucmd, -EPROTO,
+				"the global comm's rank %u of %u differs from its identity %u of %u",
+				cmd->rank, cmd->rank_n, g->g_device_id, g->g_device_cnt);
+out_r:
+	rank_put(r);
+out_g:
+	encd_gcomm_put(g);
+	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* What get_nccl_comm needs of a group, copied out from under the file lock. */
+struct encd_group_req {
+	u32 group_id, rank_n, rank, stream_id, num_ops;
+	u8 sig[ENCD_SIG_LEN];
+	u32 *key;
+};
+
+/*
+ * The program's groups, signed with the world's flags (signing it now if
+ * it never was, or was signed otherwise), and sealed: PARSE -> LOADED.
+ */
+static int copy_groups(struct encd_ucmd *ucmd, struct encd_rank *r, u32 vnc, u32 ctx_id,
+		       struct encd_group_req *req, u32 *n)
+{
+	u32 flags = r->settings & ENCD_WIRE_SIG_ALL_GROUPS ? ENCD_SIG_ALL_GROUPS : 0;
+	struct encd_file *file = ucmd->file;
+	struct encd_program *prog;
+	u32 i;
+	int err;
+
+	*n = 0;
+	mutex_lock(&file->lock);
+	prog = encd_program_find(ucmd, vnc, ctx_id);
+	err = PTR_ERR_OR_ZERO(prog);
+	if (err)
+		goto out;
+	if (prog->state == ENCD_PROGRAM_PARSE) {
+		if (!prog->is_signed || prog->sig_flags != flags)
+			err = encd_program_sign(ucmd, prog, flags);
+		if (!err)
+			err = encd_program_seal(ucmd, prog);
+		if (err)
+			goto out;
+	} else if (prog->sig_flags != flags) {
+		err = encd_fail(ucmd, -EINVAL,
+				"The program on core %u context %u was signed with flags 0x%x, its world validates signatures made with 0x%x",
+				vnc, ctx_id, prog->sig_flags, flags);
+		goto out;
+	}
+	for (i = 0; i < prog->n_groups; i++) {
+		const struct encd_replica_group *rg = &prog->groups[i];
+		struct encd_group_req *q = &req[i];
+
+		q->group_id = rg->group_id;
+		q->rank_n = rg->rank_n;
+		q->rank = rg->bootstrap_rank;
+		q->stream_id = rg->stream_id;
+		q->num_ops = rg->num_ops;
+		memcpy(q->sig, rg->signature, ENCD_SIG_LEN);
+		q->key = encd_kvmemdup(rg->bootstrap_participants.id, rg->rank_n * sizeof(u32));
+		if (!q->key) {
+			err = encd_fail(ucmd, -ENOMEM, "out of memory");
+			goto out;
+		}
+		*n = i + 1;
+	}
+out:
+	mutex_unlock(&file->lock);
+	return err;
+}
+
+/* get_nccl_comm for one group: from the pool, or a bootstrap to wait for. */
+static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_group_req *q,
+		      unsigned long deadline, bool *hit)
+{
+	struct encd_host *h = r->host;
+	char awaited[ENCD_MSG_MAX];
+	struct encd_node *node;
+	int err;
+
+	mutex_lock(&h->lock);
+	err = rank_broken(ucmd, r);
+	if (err)
+		goto unlock;
+	node = encd_pool_find(r, q->stream_id, q->key, q->rank_n);
+	*hit = node;
+	if (!node) {
+		node = encd_node_alloc(r, q->stream_id, q->key, q->rank_n, q->rank, q->group_id);
+		if (!node) {
+			err = encd_fail(ucmd, -ENOMEM, "failed to allocate a comm node");
+			goto unlock;
+		}
+		encd_engine_node_start(h, node, q->sig, r->settings & ENCD_WIRE_CHECK_SIGS);
+		encd_host_run(h);
+	} else {
+		node->hits++;
+	}
+	mutex_unlock(&h->lock);
+
+	err = rank_wait(r, deadline, READ_ONCE(node->state) == ENCD_NODE_READY ||
+			READ_ONCE(node->state) == ENCD_NODE_FAILED);
+
+	mutex_lock(&h->lock);
+	if (node->state == ENCD_NODE_FAILED) {
+		err = encd_fail(ucmd, node->err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				q->stream_id, q->group_id, node->msg);
+	} else if (rank_broken(ucmd, r)) {
+		err = encd_fail(ucmd, r->released ? -ECONNABORTED : r->err,
+				"failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				q->stream_id, q->group_id, r->released ? "the comm was released" : r->msg);
+	} else if (err) {
+		encd_engine_awaited(node, awaited, sizeof(awaited));
+		encd_fail(ucmd, err, "failed to init NCCL comm stream_id:%u group_id:%u: %s: %s",
+			  q->stream_id, q->group_id, awaited,
+			  err == -ETIMEDOUT ? "timed out" : "interrupted");
+	} else {
+		if (r->groups[q->group_id]) {
+			r->groups[q->group_id]->groups &= ~BIT(q->group_id);
+			encd_node_put(r->groups[q->group_id]);
+		}
+		r->groups[q->group_id] = encd_node_get(node);
+		node->groups |= BIT(q->group_id);
+		/* As libnrt: only a group with ops is its comm's op target. */
+		r->bound[q->group_id] = q->num_ops > 0;
+	}
+	mutex_unlock(&h->lock);
+	encd_node_put(node);
+	return err;
+unlock:
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/* The rank of a formed world this file owns on (vnc, ctx), op_lock taken. */
+static struct encd_rank *enter(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id,
+			       struct encd_gcomm **gp)
+{
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+
+	g = encd_ucmd_get_gcomm(ucmd, vnc, ctx_id, ENCD_UCMD_HELD);
+	if (IS_ERR(g))
+		return ERR_CAST(g);
+	r = owned_rank(ucmd, g);
+	if (IS_ERR(r))
+		goto fail;
+	if (READ_ONCE(r->state) != ENCD_RANK_FORMED || !r->host) {
+		rank_put(r);
+		r = ERR_PTR(encd_fail(ucmd, -ENOENT,
+				      "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
+				      g->nec_dev_id, g->ctx_id));
+		goto fail;
+	}
+	if (mutex_lock_interruptible(&r->op_lock)) {
+		rank_put(r);
+		r = ERR_PTR(-EINTR);
+		goto fail;
+	}
+	*gp = g;
+	return r;
+fail:
+	encd_gcomm_put(g);
+	return r;
+}
+
+static void leave(struct encd_gcomm *g, struct encd_rank *r)
+{
+	mutex_unlock(&r->op_lock);
+	rank_put(r);
+	encd_gcomm_put(g);
+}
+
+/**
+ * encd_world_ioctl_init_groups() - ENCD_IOC_INIT_REPLICA_GROUPS
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd)
+{
+	struct encd_init_replica_groups *cmd = ucmd->cmd;
+	struct encd_group_req *req;
+	unsigned long deadline;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+	u32 n = 0, i;
+	bool hit;
+	int err;
+
+	if (cmd->__reserved)
+		return encd_fail(ucmd, -EINVAL, "encd_init_replica_groups: reserved fields must be 0");
+	req = kcalloc(ENCD_MAX_COMM_N, sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r)) {
+		err = PTR_ERR(r);
+		goto out_free;
+	}
+	err = copy_groups(ucmd, r, cmd->vnc, cmd->ctx_id, req, &n);
+	if (err)
+		goto out;
+
+	cmd->n_groups = n;
+	cmd->n_new = 0;
+	cmd->n_hits = 0;
+	for (i = 0; i < n; i++) {
+		struct encd_group_req *q = &req[i];
+
+		/* program.c validated these; the pools and tables rely on it. */
+		if (WARN_ON_ONCE(q->group_id >= ENCD_MAX_COMM_N ||
+				 q->stream_id >= ENCD_MAX_STREAM_N || q->rank >= q->rank_n)) {
+			err = encd_fail(ucmd, -EINVAL, "group %u is malformed", q->group_id);
+			goto out;
+		}
+		if (q->key[q->rank] != g->g_device_id) {
+			err = encd_fail(ucmd, -EINVAL,
+					"group %u: bootstrap participant %u is global device %u, not this rank (%u)",
+					q->group_id, q->rank, q->key[q->rank], g->g_device_id);
+			goto out;
+		}
+		deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms,
+								      r->timeout_ms));
+		err = init_group(ucmd, r, q, deadline, &hit);
+		if (err)
+			goto out;
+		if (hit)
+			cmd->n_hits++;
+		else
+			cmd->n_new++;
+	}
+out:
+	leave(g, r);
+out_free:
+	for (i = 0; i < n; i++)
+		kvfree(req[i].key);
+	kfree(req);
+	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r, u32 group_id)
+{
+	if (group_id == ENCD_GROUP_GLOBAL)
+		return r->global_node;
+	if (group_id < ENCD_MAX_COMM_N && r->groups[group_id])
+		return r->groups[group_id];
+	encd_fail(ucmd, -ENOENT, "Replica group %u has no comm: call enc_init_replica_groups",
+		  group_id);
+	return NULL;
+}
+
+/*
+ * Why a formed rank's barrier cannot go on: it left, or its world failed
+ * after it formed (a formed rank keeps its state; its host has the world's
+ * sentence). The caller holds the host's lock.
+ */
+static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+{
+	struct encd_host *h = r->host;
+
+	return rank_broken(ucmd, r) ?:
+	       (h->state == ENCD_HOST_FAILED ? encd_fail(ucmd, h->failure_err, "%s", h->failure) : 0);
+}
+
+/* The local barrier: arrive, wait for the rest of the group's local ranks. */
+static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			 unsigned long deadline)
+{
+	struct encd_host *h = r->host;
+	u32 arrived, n;
+	int err, broken;
+
+	mutex_lock(&h->lock);
+	err = barrier_broken(ucmd, r);
+	if (!err)
+		encd_lbarrier_arrive(node);
+	encd_host_run(h);
+	mutex_unlock(&h->lock);
+	if (err)
+		return err;
+	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
+	mutex_lock(&h->lock);
+	if (!node->lb_waiting || encd_lbarrier_withdraw(node)) {
+		err = 0;
+	} else {
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			encd_lbarrier_counts(node, &arrived, &n);
+			encd_fail(ucmd, err, "local barrier of group %d: %u of %u local ranks arrived: %s",
+				  node->global ? -1 : (int)node->group_id, arrived + 1, n,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
+	}
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/* The group barrier: dissemination over the comm, moved on by the module. */
+static int group_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			 unsigned long deadline)
+{
+	struct encd_host *h = r->host;
+	char awaited[96];
+	int err, broken;
+
+	mutex_lock(&h->lock);
+	err = barrier_broken(ucmd, r);
+	if (!err)
+		encd_gbarrier_start(h, node);
+	encd_host_run(h);
+	mutex_unlock(&h->lock);
+	if (err)
+		return err;
+	err = rank_wait(r, deadline, !READ_ONCE(node->bar.active) ||
+			READ_ONCE(h->state) == ENCD_HOST_FAILED);
+	mutex_lock(&h->lock);
+	if (!node->bar.active && !node->bar.err) {
+		err = 0;
+	} else {
+		broken = barrier_broken(ucmd, r);
+		if (broken) {
+			err = broken;
+		} else {
+			err = err ?: node->bar.err;
+			encd_gbarrier_awaited(node, awaited, sizeof(awaited));
+			encd_gbarrier_stop(node, err);
+			encd_fail(ucmd, err, "barrier of group %d: waiting for %s: %s",
+				  node->global ? -1 : (int)node->group_id, awaited,
+				  err == -ETIMEDOUT ? "timed out" : "interrupted");
+		}
+	}
+	mutex_unlock(&h->lock);
+	return err;
+}
+
+/**
+ * encd_world_ioctl_barrier() - ENCD_IOC_COMM_BARRIER
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_world_ioctl_barrier(struct encd_ucmd *ucmd)
+{
+	struct encd_comm_barrier *cmd = ucmd->cmd;
+	unsigned long deadline;
+	struct encd_node *node;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+	u64 t;
+	int err;
+
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	node = group_node(ucmd, r, cmd->group_id);
+	if (!node) {
+		err = -ENOENT;
+		goto out;
+	}
+	t = ktime_get_ns();
+	deadline = jiffies + msecs_to_jiffies(encd_timeout_ms(cmd->timeout_ms, r->timeout_ms));
+	if (cmd->head.flags & ENCD_BARRIER_LOCAL)
+		err = local_barrier(ucmd, r, node, deadline);
+	else
+		err = group_barrier(ucmd, r, node, deadline);
+	cmd->duration_ns = ktime_get_ns() - t;
+out:
+	leave(g, r);
+	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * encd_wire_type_uapi() - the uapi's name of a message type, for counters
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ *
+ * Return: enum encd_msg_type, or 0.
+ */
+u32 encd_wire_type_uapi(u8 type)
+{
+	switch (type) {
+	case ENCD_WIRE_SIG:
+		return ENCD_MSG_SIGNATURE;
+	case ENCD_WIRE_UID:
+		return ENCD_MSG_UNIQUE_ID;
+	case ENCD_WIRE_RING:
+		return ENCD_MSG_RING;
+	case ENCD_WIRE_BARRIER:
+		return ENCD_MSG_BARRIER;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * encd_world_ioctl_node_info() - ENCD_IOC_NODE_INFO
+ * @ucmd: the command
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
+{
+	struct encd_node_info *cmd = ucmd->cmd;
+	struct encd_node *node;
+	struct encd_gcomm *g;
+	struct encd_rank *r;
+	struct encd_host *h;
+	unsigned int i;
+	int err = 0;
+
+	r = enter(ucmd, cmd->vnc, cmd->ctx_id, &g);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	h = r->host;
+	mutex_lock(&h->lock);
+	node = group_node(ucmd, r, cmd->group_id);
+	if (!node) {
+		err = -ENOENT;
+		goto out;
+	}
+	cmd->rank = node->brank;
+	cmd->rank_n = node->rank_n;
+	cmd->stream_id = node->stream_id;
+	cmd->refcnt = encd_node_users(node);
+	cmd->state = node->state;
+	cmd->local_n = node->local_n;
+	cmd->groups = node->groups;
+	cmd->out_flags = (node->global ? ENCD_NODE_OUT_GLOBAL : 0) |
+			 (cmd->group_id < ENCD_MAX_COMM_N && r->bound[cmd->group_id] ?
+			  ENCD_NODE_OUT_BOUND : 0);
+	cmd->hits = node->hits;
+	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
+	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
+	cmd->n_counters = node->stats.n;
+	for (i = 0; i < node->stats.n; i++) {
+		cmd->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
+		cmd->counters[i].size = node->stats.c[i].size;
+		cmd->counters[i].tx = node->stats.c[i].tx;
+		cmd->counters[i].rx = node->stats.c[i].rx;
+	}
+	if (r->mismatch.valid) {
+		cmd->mismatch.valid = 1;
+		cmd->mismatch.group_id = r->mismatch.group_id;
+		cmd->mismatch.child_rank = r->mismatch.child_rank;
+		cmd->mismatch.child_g_device_id = r->mismatch.child_g_device_id;
+		memcpy(cmd->mismatch.local_sig, r->mismatch.local_sig, ENCD_SIG_LEN);
+		memcpy(cmd->mismatch.child_sig, r->mismatch.child_sig, ENCD_SIG_LEN);
+	}
+out:
+	mutex_unlock(&h->lock);
+	leave(g, r);
+	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * encd_world_release() - a file lets go of a comm: its rank leaves, now
+ * @file: the file
+ * @nec_dev: the comm's core
+ * @ctx_id: its context
+ *
+ * Never waits for the network or for an operation in progress: the rank
+ * leaves its host (which fails the world for its peers and wakes every
+ * waiter) and the rank is freed by whoever holds it last.
+ */
+void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
+{
+	struct encd_gcomm *g = encd_get_global_comm(nec_dev, ctx_id);
+	struct encd_rank *r = NULL;
+
+	if (!g)
+		return;
+	spin_lock(&g->rank_lock);
+	if (g->rank && g->rank->owner == file) {
+		r = g->rank;
+		g->rank = NULL;
+	}
+	spin_unlock(&g->rank_lock);
+	if (r) {
+		WRITE_ONCE(r->released, true);
+		WRITE_ONCE(g->state, ENCD_GCOMM_BUILT);
+		/* Pairs with encd_host_register(): one of us sees the other. */
+		smp_mb();
+		if (READ_ONCE(r->host))
+			encd_host_leave(r->host, r);
+		wake_up_all(&r->wq);
+		rank_put(r);
+	}
+	encd_gcomm_put(g);
+}
+
+/**
+ * encd_gcomm_rank_walk() - snapshots of the comm nodes of a comm's rank
+ * @g: the comm
+ * @pos: the node to start at (counted from 0); advanced past each one put
+ * @fn: called with each node, under its host's lock; stops the walk on error
+ * @arg: for @fn
+ *
+ * Return: @fn's first error, or 0.
+ */
+int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
+			 int (*fn)(void *arg, struct encd_node *node), void *arg)
+{
+	struct encd_rank *r = gcomm_rank(g);
+	struct encd_node *node;
+	unsigned long idx = 0;
+	unsigned int s, bkt;
+	int err = 0;
+
+	if (!r)
+		return 0;
+	if (!r->host)
+		goto out;
+	mutex_lock(&r->host->lock);
+	if (r->global_node && idx++ >= *pos) {
+		err = fn(arg, r->global_node);
+		if (err)
+			goto unlock;
+		(*pos)++;
+	}
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
+		hash_for_each(r->pools[s].table, bkt, node, hnode) {
+			if (idx++ < *pos)
+				continue;
+			err = fn(arg, node);
+			if (err)
+				goto unlock;
+			(*pos)++;
+		}
+	}
+unlock:
+	mutex_unlock(&r->host->lock);
+out:
+	rank_put(r);
+	return err;
+}

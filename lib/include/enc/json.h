@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libenc-json: the JSON form of a collective program
+ * (Documentation/program-format.rst), read into an enc_program of
+ * <enc/program.h>. A library of its own, so that a program that never reads
+ * JSON links libenc without json-c: link it with
+ * `pkg-config --libs libenc-json` (-lenc-json -lenc).
+ *
+ * Failures are reported like libenc's: an NRT_STATUS, and a sentence that
+ * names the field, read with enc_last_error(). Thread-safe; the program
+ * made is the caller's, to use from one thread at a time.
+ */
+#ifndef _ENC_JSON_H
+#define _ENC_JSON_H
+
+#include <enc/enc.h>
+#include <enc/program.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads the JSON form; *@progp is the caller's to free with enc_program_free(). */
+NRT_STATUS enc_program_from_json_string(const char *json, struct enc_program **progp);
+NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **progp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _ENC_JSON_H */

@@ -1,0 +1,1514 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A user-space peer of encd's bootstrap, written from its specification.
+
+Documentation/bootstrap.rst ("The wire protocol") says what every frame is
+and what each side must do; this module does it with nothing but the
+standard library, so that tests can stand in for a host of a world, on
+either side of any connection, and misbehave on purpose:
+
+  Link       one connection's protocol state, without I/O: the handshake
+             (initiator or responder), then tagged frames with a sequence
+             number per direction;
+  Conn       a blocking connection built on a Link, for strangers and
+             one-off frames;
+  FakeHost   a host agent in a thread (or a process, see main()): it joins
+             a root host (or is the root), registers any set of ranks,
+             takes the table, opens data links and speaks SIG, UID, RING and
+             BARRIER for its ranks as the schedules say; it can withhold
+             any of its messages (hold=...) and send anything (call());
+  Relay      a TCP relay in front of a host that parses the frames going
+             through it, keeps copies, holds back chosen types and injects
+             others.
+
+Every schedule is the one kmod/schedule.h and the specification give: the
+binary tree for signatures, the hypercube for the unique id, the ring and
+the dissemination barrier.
+"""
+import collections
+import errno
+import hashlib
+import hmac
+import json
+import os
+import selectors
+import socket
+import struct
+import sys
+import threading
+import time
+
+MAGIC, VERSION = 0x454E4332, 2
+HDR = struct.Struct(">IBBHI")
+TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
+UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
+(HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE, DEATH, LINK, SIG, UID, RING,
+ BARRIER) = range(1, 14)
+NAMES = {v: k for k, v in dict(HELLO=HELLO, CHALLENGE=CHALLENGE, PROOF=PROOF, JOIN=JOIN,
+                               REGISTER=REGISTER, REJECT=REJECT, TABLE=TABLE, DEATH=DEATH,
+                               LINK=LINK, SIG=SIG, UID=UID, RING=RING, BARRIER=BARRIER).items()}
+CONTROL, DATA = 1, 2
+NO_RANK = 0xFFFFFFFF
+CHECK_SIGS, SIG_ALL_GROUPS = 0x1, 0x2
+ROUTE = struct.Struct(">IIII")
+HANDSHAKE_S = 2.0
+# This peer gives its own links more time than the specification asks for
+# (HANDSHAKE_S): a Python host under TCG is slow, and it is not what is tested.
+OWN_DEADLINE_S = 10.0
+ZERO_SIG = bytes(16)
+
+
+class ProtocolError(Exception):
+    """What the other end did wrong; the connection is of no more use."""
+
+
+# --- keys ---
+
+def mac(key, *parts):
+    h = hmac.new(key, digestmod=hashlib.sha256)
+    for p in parts:
+        h.update(p)
+    return h.digest()
+
+
+def world_key(secret=None, insecure=False):
+    """The world key K of a world secret, or the one of worlds the
+    administrator let form without one. The loopback key is the module's and
+    cannot be had: a process without /dev/encd holds none."""
+    if insecure:
+        return mac(bytes(32), b"encd-v2 insecure")
+    if isinstance(secret, str):
+        secret = secret.encode()
+    return mac(secret, b"encd-v2 world secret")
+
+
+# --- frames ---
+
+def header(typ, length, magic=MAGIC, version=VERSION, flags=0):
+    return HDR.pack(magic, version, typ, flags, length)
+
+
+def raw_frame(typ, payload):
+    return header(typ, len(payload)) + payload
+
+
+def tag_of(key, seq, frame):
+    return mac(key, struct.pack(">Q", seq), frame)[:TAG_LEN]
+
+
+def addr_wire(host, port):
+    """An address as frames carry it: u16 family, u16 port, 16 address bytes."""
+    if ":" in host:
+        return struct.pack(">HH", 10, port) + socket.inet_pton(socket.AF_INET6, host)
+    return struct.pack(">HH", 2, port) + socket.inet_aton(host) + bytes(12)
+
+
+def addr_unwire(b):
+    fam, port = struct.unpack_from(">HH", b)
+    if fam == 10:
+        return socket.inet_ntop(socket.AF_INET6, b[4:20]), port
+    if fam == 2:
+        return socket.inet_ntoa(b[4:8]), port
+    raise ProtocolError("address family %d" % fam)
+
+
+def parse_hostport(s):
+    host, _, port = s.rpartition(":")
+    host = host.strip("[]")
+    return ("127.0.0.1" if host == "localhost" else host), int(port)
+
+
+def route(src, dst, tag, attempt):
+    return ROUTE.pack(src, dst, tag, attempt)
+
+
+def death_payload(err, rank, host, text):
+    t = text.encode()[:TEXT_MAX]
+    return struct.pack(">IIIH", err, rank, host, len(t)) + t
+
+
+def reject_payload(err, rank, text):
+    t = text.encode()[:TEXT_MAX]
+    return struct.pack(">IIH", err, rank, len(t)) + t
+
+
+def text_of(payload, off):
+    (n,) = struct.unpack_from(">H", payload, off)
+    return payload[off + 2:off + 2 + n].decode("ascii", "replace")
+
+
+# --- schedules (kmod/schedule.h) ---
+
+def tree_parent(r):
+    return (r - 1) >> 1 if r else None
+
+
+def tree_children(r, n):
+    return [c for c in (2 * r + 1, 2 * r + 2) if c < n]
+
+
+def cube_mask(r, n):
+    mask = 1
+    while not mask & r:
+        mask <<= 1
+        if n <= mask:
+            break
+    return mask
+
+
+def cube_parent(r, n):
+    m = cube_mask(r, n)
+    return r & ~m if m & r else None
+
+
+def cube_children(r, n):
+    out, step = [], cube_mask(r, n) >> 1
+    while step:
+        if r + step < n:
+            out.append(r + step)
+        step >>= 1
+    return out
+
+
+def ceil_log2(n):
+    r = 0
+    while r < 32 and (1 << r) < n:
+        r += 1
+    return r
+
+
+def dissem_to(r, n, k):
+    return (r + (1 << k)) % n
+
+
+def dissem_from(r, n, k):
+    return (r + n - ((1 << k) % n)) % n
+
+
+# --- the node tag: Linux's jhash2 over the participants ---
+
+def _rol(x, k):
+    return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
+
+
+def jhash2(words, initval):
+    m = 0xFFFFFFFF
+    n = len(words)
+    a = b = c = (0xDEADBEEF + (n << 2) + initval) & m
+    i = 0
+    while n > 3:
+        a = (a + words[i]) & m
+        b = (b + words[i + 1]) & m
+        c = (c + words[i + 2]) & m
+        a = (a - c) & m; a ^= _rol(c, 4); c = (c + b) & m
+        b = (b - a) & m; b ^= _rol(a, 6); a = (a + c) & m
+        c = (c - b) & m; c ^= _rol(b, 8); b = (b + a) & m
+        a = (a - c) & m; a ^= _rol(c, 16); c = (c + b) & m
+        b = (b - a) & m; b ^= _rol(a, 19); a = (a + c) & m
+        c = (c - b) & m; c ^= _rol(b, 4); b = (b + a) & m
+        n -= 3
+        i += 3
+    if n == 0:
+        return c
+    if n == 3:
+        c = (c + words[i + 2]) & m
+    if n >= 2:
+        b = (b + words[i + 1]) & m
+    a = (a + words[i]) & m
+    c ^= b; c = (c - _rol(b, 14)) & m
+    a ^= c; a = (a - _rol(c, 11)) & m
+    b ^= a; b = (b - _rol(a, 25)) & m
+    c ^= b; c = (c - _rol(b, 16)) & m
+    a ^= c; a = (a - _rol(c, 4)) & m
+    b ^= a; b = (b - _rol(a, 14)) & m
+    c ^= b; c = (c - _rol(b, 24)) & m
+    return c
+
+
+def node_tag(stream, participants, world=False):
+    """The tag a node's messages carry (the world's own node hashes apart)."""
+    return jhash2(list(participants), stream + (256 if world else 0))
+
+
+# --- one connection, without I/O ---
+
+class Link:
+    """The protocol state of one connection: feed() it what arrived, take
+    what to send from .out. Frames sent and received are kept (.sent and
+    .received, whole, as bytes) for replays."""
+
+    def __init__(self, key, initiator, purpose=CONTROL, check_tags=True, verify=True):
+        self.key, self.initiator, self.purpose = key, initiator, purpose
+        self.check_tags = check_tags
+        # An initiator that does not check the responder's proof goes on
+        # with its own: what a stranger guessing the key would send.
+        self.verify = verify
+        self.phase = "new" if initiator else "hello"
+        self.nonce_i = self.nonce_r = None
+        self.tx_key = self.rx_key = None
+        self.tx_seq = self.rx_seq = 0
+        self.buf = bytearray()
+        self.out = bytearray()
+        self.sent, self.received = [], []
+
+    @property
+    def up(self):
+        return self.phase == "up"
+
+    def hello(self, nonce=None):
+        self.nonce_i = nonce or os.urandom(NONCE_LEN)
+        self._raw(HELLO, struct.pack(">I", self.purpose) + self.nonce_i)
+        self.phase = "challenge"
+
+    def _raw(self, typ, payload):
+        f = raw_frame(typ, payload)
+        self.sent.append(f)
+        self.out += f
+
+    def _keys(self):
+        ni, nr = self.nonce_i, self.nonce_r
+        i2r = mac(self.key, b"encd-v2 key i2r", ni, nr)
+        r2i = mac(self.key, b"encd-v2 key r2i", ni, nr)
+        self.tx_key, self.rx_key = (i2r, r2i) if self.initiator else (r2i, i2r)
+        self.phase = "up"
+
+    def proof(self, initiator):
+        label = b"encd-v2 initiator" if initiator else b"encd-v2 responder"
+        return mac(self.key, label, struct.pack(">I", self.purpose), self.nonce_i, self.nonce_r)
+
+    def frame(self, typ, payload, seq=None, key=None, tag=None, length=None):
+        """A tagged frame, as this link would send it next (tx_seq advances
+        unless seq is given); tag, key and length override for forgeries."""
+        hdr = header(typ, len(payload) if length is None else length)
+        if tag is None:
+            tag = tag_of(key or self.tx_key, self.tx_seq if seq is None else seq, hdr + payload)
+        if seq is None:
+            self.tx_seq += 1
+        f = hdr + payload + tag
+        self.sent.append(f)
+        return f
+
+    def send(self, typ, payload):
+        self.out += self.frame(typ, payload)
+
+    def feed(self, data):
+        """What arrived; returns the authenticated frames it completes as
+        (type, payload). Raises ProtocolError on anything else."""
+        self.buf += data
+        frames = []
+        while len(self.buf) >= HDR.size:
+            magic, version, typ, flags, length = HDR.unpack_from(self.buf)
+            if magic != MAGIC or version != VERSION or flags:
+                raise ProtocolError("a frame header that is not encd's")
+            tagged = self.phase == "up"
+            need = HDR.size + length + (TAG_LEN if tagged else 0)
+            if length > (1 << 20):
+                raise ProtocolError("a frame of %d bytes" % length)
+            if len(self.buf) < need:
+                break
+            f = bytes(self.buf[:need])
+            del self.buf[:need]
+            self.received.append(f)
+            payload = f[HDR.size:HDR.size + length]
+            if not tagged:
+                self._handshake(typ, payload)
+                continue
+            if self.check_tags and not hmac.compare_digest(
+                    tag_of(self.rx_key, self.rx_seq, f[:HDR.size + length]), f[-TAG_LEN:]):
+                raise ProtocolError("a %s frame failed authentication" % NAMES.get(typ, typ))
+            self.rx_seq += 1
+            frames.append((typ, payload))
+        return frames
+
+    def _handshake(self, typ, payload):
+        if self.phase == "hello" and typ == HELLO and len(payload) == 4 + NONCE_LEN:
+            (self.purpose,) = struct.unpack_from(">I", payload)
+            self.nonce_i = payload[4:]
+            self.nonce_r = os.urandom(NONCE_LEN)
+            self._raw(CHALLENGE, self.nonce_r + self.proof(False))
+            self.phase = "proof"
+        elif self.phase == "challenge" and typ == CHALLENGE and len(payload) == 2 * NONCE_LEN:
+            self.nonce_r = payload[:NONCE_LEN]
+            if self.verify and not hmac.compare_digest(self.proof(False), payload[NONCE_LEN:]):
+                self.phase = "refused"
+                raise ProtocolError("the responder does not hold the world key")
+            self._raw(PROOF, self.proof(True))
+            self._keys()
+        elif self.phase == "proof" and typ == PROOF and len(payload) == PROOF_LEN:
+            if not hmac.compare_digest(self.proof(True), payload):
+                self.phase = "refused"
+                raise ProtocolError("the initiator does not hold the world key")
+            self._keys()
+        else:
+            raise ProtocolError("%s (%d bytes) in the handshake's %s phase" % (
+                NAMES.get(typ, typ), len(payload), self.phase))
+
+
+# --- a blocking connection ---
+
+class Conn:
+    """A blocking TCP connection speaking through a Link."""
+
+    def __init__(self, addr, key=None, purpose=CONTROL, timeout=5.0, check_tags=True,
+                 verify=True):
+        if isinstance(addr, str):
+            addr = parse_hostport(addr)
+        self.sock = socket.create_connection(addr, timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.link = Link(key or bytes(32), True, purpose, check_tags, verify)
+        self.frames = collections.deque()
+
+    def flush(self):
+        if self.link.out:
+            self.sock.sendall(bytes(self.link.out))
+            self.link.out.clear()
+
+    def handshake(self):
+        """Runs the initiator's side; raises ProtocolError when the responder
+        does not prove the key, or OSError when it closes."""
+        self.link.hello()
+        self.flush()
+        while not self.link.up:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionResetError("closed during the handshake")
+            self.frames.extend(self.link.feed(data))
+        self.flush()
+        return self
+
+    def send(self, typ, payload):
+        self.link.send(typ, payload)
+        self.flush()
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def recv(self, timeout=5.0):
+        """The next authenticated frame, or None once the peer closed."""
+        end = time.monotonic() + timeout
+        while not self.frames:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no frame in %.1f s" % timeout)
+            self.sock.settimeout(left)
+            data = self.sock.recv(65536)
+            if not data:
+                return None
+            self.frames.extend(self.link.feed(data))
+        return self.frames.popleft()
+
+    def closed_by_peer(self, timeout=5.0):
+        """Seconds until the peer closed (reading and dropping what comes),
+        or None if it is still open after timeout."""
+        t0 = time.monotonic()
+        end = t0 + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            self.sock.settimeout(left)
+            try:
+                if not self.sock.recv(65536):
+                    return time.monotonic() - t0
+            except (ConnectionResetError, BrokenPipeError):
+                return time.monotonic() - t0
+            except socket.timeout:
+                return None
+
+    def close(self):
+        self.sock.close()
+
+
+# --- a host agent ---
+
+VALIDATING, BROADCASTING, CONNECTING, READY, FAILED = range(5)
+HOLD_KINDS = ("join", "register", "sig", "uid", "ring", "barrier", "table", "challenge")
+
+
+class Node:
+    """One fake rank's comm node: the bootstrap of get_nccl_comm, then its
+    barriers, as kmod/bootstrap.c and barrier.c run them."""
+    __slots__ = ("rank", "key", "rank_n", "brank", "stream", "tag", "sig", "check", "attempt",
+                 "state", "got", "match", "sig_sent", "uid", "uid_got", "valid", "ring_sent",
+                 "ring_got", "ring_uid", "epoch", "round", "b_sent", "b_got", "b_active", "world", "why")
+
+    def __init__(self, rank, key, brank, stream, tag, sig, check, world):
+        self.rank, self.key, self.brank, self.stream = rank, key, brank, stream
+        self.rank_n = len(key)
+        self.tag, self.sig, self.check, self.world = tag, sig, check, world
+        self.attempt = 0
+        self.state = VALIDATING
+        self.got = 0
+        self.match = True
+        self.sig_sent = self.uid_got = self.ring_sent = self.ring_got = False
+        self.uid = self.ring_uid = None
+        self.valid = True
+        self.epoch = self.round = 0
+        self.b_sent = self.b_got = 0
+        self.b_active = False
+        self.why = None
+
+
+class Peer:
+    """One socket of a FakeHost, with its Link and what waits to be sent."""
+
+    def __init__(self, sock, link, role, host=None):
+        self.sock, self.link, self.role = sock, link, role
+        self.host = host            # the other host's index, when known
+        self.wbuf = bytearray()
+        self.connecting = False
+        self.dead = False
+        self.first = None           # the first frame after the handshake (JOIN/LINK)
+        self.joined = None          # root: the joined host record
+        self.deadline = None
+        self.queue = []             # frames to tag and send once the link is up
+
+
+class FakeHost:
+    """A host agent of a world, in user space.
+
+    root: the world's root_comm_id ("127.0.0.1:29500"); world_size: N;
+    ranks: the global device ids this host speaks for (rank 0 makes it the
+    root host, listening on root); key: the world key (world_key()).
+    settings: CHECK_SIGS | SIG_ALL_GROUPS, as every rank must share with
+    rank 0 (a dict rank -> settings for some to differ). hold: kinds of
+    messages to withhold, each True or a set of ranks (for "table", of child
+    host indices): join, register, sig, uid, ring, barrier, table, challenge
+    (a responder that never answers HELLO); release(kind) sends what was held.
+
+    Everything the host sees is an event (events, wait()): joined,
+    registered, table, formed (every world node of its ranks ready),
+    barrier_done, reject, death, uplink_closed, link_closed, refused, error.
+    """
+
+    def __init__(self, root, world_size, ranks, key, settings=CHECK_SIGS, hold=None,
+                 listen_host=None, register_batch=REGISTER_MAX, name="fake", on_event=None,
+                 strict=True):
+        self.root = parse_hostport(root) if isinstance(root, str) else root
+        self.n = world_size
+        self.ranks = sorted(set(ranks))
+        self.rankset = set(self.ranks)
+        self.key = key
+        self.settings = settings
+        self.hold = {k: (v if v is True else set(v)) for k, v in (hold or {}).items()}
+        for k in self.hold:
+            if k not in HOLD_KINDS:
+                raise ValueError("cannot hold %s" % k)
+        self.held = collections.defaultdict(list)
+        self.listen_host = listen_host
+        self.batch = register_batch
+        self.name = name
+        self.on_event = on_event
+        self.strict = strict
+        self.is_root = 0 in self.rankset
+        self.id = os.urandom(HOST_ID_LEN)
+        self.events = []
+        self.cond = threading.Condition()
+        self.sel = selectors.DefaultSelector()
+        self.peers = []
+        self.uplink = None
+        self.listener = None
+        self.listen_addr = None
+        self.out = {}                 # host index -> Peer of our data link to it
+        self.token = None
+        self.index = None
+        self.hosts = None             # [(host_id, (ip, port))]
+        self.rank_host = None
+        self.world = {}               # rank -> its world Node
+        self.world_key = self.world_tag = None
+        self.nodes = {}               # (rank, tag) -> Node
+        self.early = collections.defaultdict(list)
+        self.pre_table = []
+        self.localq = collections.deque()
+        self.registered = set()
+        self.failed = None
+        self.formed = False
+        self.stats = collections.Counter()
+        self._calls = collections.deque()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self.sel.register(self._wake_r, selectors.EVENT_READ, None)
+        self._stop = False
+        self._thread = None
+        self._later = []
+        self.n_ready = 0
+        # the root's state
+        self.joined = []
+        self.owner = {}
+
+    # -- events --
+
+    def event(self, ev, **kw):
+        e = dict(kw, ev=ev, t=time.monotonic())
+        with self.cond:
+            self.events.append(e)
+            self.cond.notify_all()
+        if self.on_event:
+            self.on_event(e)
+        return e
+
+    def wait(self, what, timeout=30.0):
+        """The first event named what (or for which what(e) is true), or None."""
+        pred = what if callable(what) else (lambda e: e["ev"] == what)
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for e in self.events:
+                    if pred(e):
+                        return e
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def first(self, *names):
+        with self.cond:
+            for e in self.events:
+                if e["ev"] in names:
+                    return e
+        return None
+
+    # -- running --
+
+    def start(self):
+        if self.is_root:
+            self._listen(self.root)
+            self._register_local()
+        else:
+            self._connect_uplink()
+        self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+        self._thread.start()
+        return self
+
+    def run(self, seconds):
+        """Runs in this thread (the CLI's way) for at most seconds."""
+        if self.is_root:
+            self._listen(self.root)
+            self._register_local()
+        else:
+            self._connect_uplink()
+        end = time.monotonic() + seconds
+        self._loop(end)
+
+    def call(self, fn, *args):
+        """Runs fn(*args) in the host's thread and returns its result."""
+        if threading.current_thread() is self._thread:
+            return fn(*args)
+        done = threading.Event()
+        box = []
+
+        def run():
+            try:
+                box.append((True, fn(*args)))
+            except Exception as e:  # handed to the caller
+                box.append((False, e))
+            done.set()
+        self._calls.append(run)
+        self._wake_w.send(b"x")
+        if not done.wait(30):
+            raise TimeoutError("the host's thread did not run the call")
+        ok, v = box[0]
+        if not ok:
+            raise v
+        return v
+
+    def stop(self):
+        self._stop = True
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        if self._thread and self._thread is not threading.current_thread():
+            self._thread.join(10)
+        for p in list(self.peers):
+            self._close(p, quiet=True)
+        if self.listener:
+            self.sel.unregister(self.listener)
+            self.listener.close()
+            self.listener = None
+
+    def die(self):
+        """Goes at once, as a killed process: every connection reset."""
+        def kill():
+            for p in list(self.peers):
+                try:
+                    p.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                      struct.pack("ii", 1, 0))
+                except OSError:
+                    pass
+                self._close(p, quiet=True)
+            self._stop = True
+        self.call(kill)
+        self.stop()
+
+    def release(self, kind):
+        """Sends what was withheld of kind, and holds it no more."""
+        def rel():
+            self.hold.pop(kind, None)
+            held, self.held[kind] = self.held[kind], []
+            for fn in held:
+                fn()
+            if kind == "register":
+                self._send_registrations()
+            self._run_local()
+        self.call(rel)
+
+    def _loop(self, end=None):
+        while not self._stop:
+            now = time.monotonic()
+            if end and now >= end:
+                break
+            timeout = 0.05
+            try:
+                ready = self.sel.select(timeout)
+            except OSError:
+                break
+            for key, mask in ready:
+                obj = key.data
+                if obj is None:
+                    try:
+                        self._wake_r.recv(4096)
+                    except BlockingIOError:
+                        pass
+                    while self._calls:
+                        self._calls.popleft()()
+                elif obj == "listener":
+                    self._accept()
+                else:
+                    self._io(obj, mask)
+            self._timers()
+
+    def later(self, delay, fn):
+        """Runs fn in the host's thread after delay seconds."""
+        self._later.append((time.monotonic() + delay, fn))
+
+    def _timers(self):
+        now = time.monotonic()
+        due = [t for t in self._later if t[0] <= now]
+        if due:
+            self._later = [t for t in self._later if t[0] > now]
+            for _t, fn in due:
+                fn()
+        for p in list(self.peers):
+            if p.deadline and now >= p.deadline and not p.dead:
+                if p is self.uplink and not p.link.up:
+                    self._retry_uplink(p)
+                else:
+                    self._close(p, why="no handshake and first frame in %.0f s" % OWN_DEADLINE_S)
+        self._run_local()
+
+    # -- sockets --
+
+    def _listen(self, addr):
+        fam = socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(addr)
+        s.listen(1024)
+        s.setblocking(False)
+        self.listener = s
+        self.listen_addr = s.getsockname()[:2]
+        self.sel.register(s, selectors.EVENT_READ, "listener")
+
+    def _accept(self):
+        while True:
+            try:
+                s, _ = self.listener.accept()
+            except (BlockingIOError, OSError):
+                return
+            s.setblocking(False)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            p = Peer(s, Link(self.key, False), "in")
+            p.deadline = time.monotonic() + OWN_DEADLINE_S
+            self.peers.append(p)
+            self.sel.register(s, selectors.EVENT_READ, p)
+
+    def _connect(self, addr, role, purpose, host=None):
+        fam = socket.AF_INET6 if ":" in addr[0] else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        p = Peer(s, Link(self.key, True, purpose), role, host)
+        p.addr = addr
+        p.connecting = True
+        p.deadline = time.monotonic() + OWN_DEADLINE_S
+        self.peers.append(p)
+        self.sel.register(s, selectors.EVENT_WRITE | selectors.EVENT_READ, p)
+        err = s.connect_ex(addr)
+        if err and err != errno.EINPROGRESS:
+            self._connect_failed(p, err)
+        return p
+
+    def _connect_uplink(self):
+        self.uplink = self._connect(self.root, "control-out", CONTROL)
+
+    def _retry_uplink(self, p):
+        # The root may not listen yet: as a kernel host does, try again soon.
+        self._close(p, quiet=True)
+        if p is self.uplink and not self._stop:
+            self.uplink = None
+            self.later(0.05, self._connect_uplink)
+
+    def _connect_failed(self, p, err):
+        if p is self.uplink:
+            self._retry_uplink(p)
+        else:
+            self._close(p, why="connect: %s" % os.strerror(err))
+
+    def _io(self, p, mask):
+        if p.dead:
+            return
+        if p.connecting:
+            err = p.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if err:
+                self._connect_failed(p, err)
+                return
+            if not mask & selectors.EVENT_WRITE:
+                return
+            p.connecting = False
+            p.deadline = time.monotonic() + OWN_DEADLINE_S
+            p.link.hello()
+            self._flush(p)
+            return
+        if mask & selectors.EVENT_WRITE:
+            self._flush(p)
+        if mask & selectors.EVENT_READ:
+            try:
+                data = p.sock.recv(262144)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:
+                self._close(p, why=str(e))
+                return
+            if not data:
+                self._close(p, why="closed by the other end")
+                return
+            self.stats["rx_bytes"] += len(data)
+            was_up = p.link.up
+            try:
+                frames = p.link.feed(data)
+            except ProtocolError as e:
+                self._close(p, why=str(e))
+                return
+            if p.role == "in" and p.link.phase == "proof" and p.link.out and \
+                    "challenge" in self.hold:
+                # A responder that never answers: the CHALLENGE stays here.
+                self.held["challenge"].append(lambda p=p, b=bytes(p.link.out): self._write(p, b))
+                p.link.out.clear()
+            if not was_up and p.link.up:
+                self._link_up(p)
+            self._flush(p)
+            for typ, payload in frames:
+                if p.dead:
+                    break
+                self.stats["rx_" + NAMES.get(typ, str(typ))] += 1
+                try:
+                    self._frame(p, typ, payload)
+                except ProtocolError as e:
+                    self.event("violation", role=p.role, host=p.host, why=str(e))
+                    self._close(p, why=str(e))
+                    break
+            self._run_local()
+
+    def _write(self, p, data):
+        if p.dead:
+            return
+        p.wbuf += data
+        self._flush(p)
+
+    def _flush(self, p):
+        if p.link.out:
+            p.wbuf += p.link.out
+            p.link.out.clear()
+        if p.dead or p.connecting or not p.wbuf:
+            return
+        try:
+            n = p.sock.send(p.wbuf)
+        except (BlockingIOError, InterruptedError):
+            n = 0
+        except OSError as e:
+            self._close(p, why="send: %s" % e)
+            return
+        self.stats["tx_bytes"] += n
+        del p.wbuf[:n]
+        want = selectors.EVENT_READ | (selectors.EVENT_WRITE if p.wbuf else 0)
+        self.sel.modify(p.sock, want, p)
+
+    def _close(self, p, why=None, quiet=False):
+        if p.dead:
+            return
+        p.dead = True
+        try:
+            self.sel.unregister(p.sock)
+        except (KeyError, ValueError, OSError):
+            pass
+        p.sock.close()
+        if p in self.peers:
+            self.peers.remove(p)
+        if quiet:
+            return
+        if p is self.uplink:
+            self.event("uplink_closed", why=why, refused=p.link.phase == "refused")
+            return
+        if p.role == "data-out" and self.out.get(p.host) is p:
+            del self.out[p.host]
+        if p.role.endswith("-out") or p.first is not None:
+            self.event("link_closed", role=p.role, host=p.host, why=why)
+        else:
+            self.event("refused", role=p.role, why=why)
+        if p.joined is not None:
+            self._root_host_gone(p, why)
+
+    def send_frame(self, p, typ, payload, tag=None):
+        """Queues an authenticated frame on a peer (before its handshake
+        finishes, it waits); a tag given is sent in place of the right one."""
+        if not p.link.up:
+            p.queue.append((typ, payload, tag))
+            return
+        p.link.out += p.link.frame(typ, payload, tag=tag)
+        self.stats["tx_" + NAMES.get(typ, str(typ))] += 1
+        self._flush(p)
+
+    def _link_up(self, p):
+        p.deadline = None if p.role.endswith("-out") else p.deadline
+        if p.role == "in":
+            p.role = "control-in" if p.link.purpose == CONTROL else "data-in"
+            return
+        if p.role == "control-out":
+            self._uplink_up(p)
+        elif p.role == "data-out":
+            p.link.send(LINK, struct.pack(">QI", self.token, self.index))
+        for typ, payload, tag in p.queue:
+            p.link.out += p.link.frame(typ, payload, tag=tag)
+        p.queue = []
+
+    # -- the control link, host side --
+
+    def _uplink_up(self, p):
+        if self.listener is None:
+            ip = self.listen_host or p.sock.getsockname()[0]
+            self._listen((ip, 0))
+        if "join" in self.hold:
+            self.held["join"].append(lambda: self._send_join())
+            return
+        self._send_join()
+
+    def _send_join(self):
+        ip, port = self.listen_addr
+        jn = struct.pack(">I", self.n) + self.id + addr_wire(ip, port) + struct.pack(">I", 0)
+        self.send_frame(self.uplink, JOIN, jn)
+        self.event("joined", listen="%s:%d" % (ip, port))
+        self._send_registrations()
+
+    def _settings(self, r):
+        return self.settings.get(r, self.settings.get("default", CHECK_SIGS)) \
+            if isinstance(self.settings, dict) else self.settings
+
+    def _send_registrations(self):
+        if not self.uplink or not self.uplink.link.up or "join" in self.hold:
+            return
+        held = self.hold.get("register")
+        todo = [r for r in self.ranks if r not in self.registered and
+                not (held is True or (held and r in held))]
+        for i in range(0, len(todo), self.batch):
+            part = todo[i:i + self.batch]
+            body = struct.pack(">I", len(part)) + b"".join(
+                struct.pack(">III", r, r, self._settings(r)) for r in part)
+            self.send_frame(self.uplink, REGISTER, body)
+            self.registered.update(part)
+        if todo:
+            self.event("registered", ranks=len(self.registered))
+
+    def _frame(self, p, typ, payload):
+        if p.role == "control-out":
+            if typ == TABLE:
+                self._take_table(payload, p)
+            elif typ == REJECT:
+                err, rank = struct.unpack_from(">II", payload)
+                self.event("reject", err=err, rank=rank, text=text_of(payload, 8))
+            elif typ == DEATH:
+                self._on_death(payload)
+            else:
+                raise ProtocolError("the root sent %s" % NAMES.get(typ, typ))
+            return
+        if p.first is None:
+            if typ == JOIN and p.role == "control-in" and self.is_root:
+                p.first = JOIN
+                p.deadline = None
+                self._root_join(p, payload)
+                return
+            if typ == LINK and p.role == "data-in":
+                token, idx = struct.unpack(">QI", payload)
+                if self.token is not None and (token != self.token or idx >= len(self.hosts)):
+                    raise ProtocolError("its LINK names no other host of this world")
+                p.first, p.host, p.link_token = LINK, idx, token
+                p.deadline = None
+                return
+            raise ProtocolError("%s before JOIN or LINK" % NAMES.get(typ, typ))
+        if p.role == "control-in":
+            if typ == REGISTER:
+                self._root_register(p, payload)
+            elif typ == DEATH:
+                self._on_death(payload, p)
+            else:
+                raise ProtocolError("%s on a control link" % NAMES.get(typ, typ))
+            return
+        if typ == TABLE:
+            self._take_table(payload, p)
+        elif typ == DEATH:
+            self._on_death(payload, p)
+        elif typ in (SIG, UID, RING, BARRIER):
+            if self.rank_host is None:
+                # A message may overtake the table (the root's data link is
+                # opened after the table went on its control link, but the
+                # two race): kept until the table comes.
+                if len(self.pre_table) >= 4096:
+                    raise ProtocolError("more than 4096 messages before the table")
+                self.pre_table.append((p, typ, payload))
+                return
+            src, dst, tag, attempt = ROUTE.unpack_from(payload)
+            if self.strict and (self.rank_host[src] != p.host or dst not in self.rankset):
+                raise ProtocolError("%s for a rank that is not its to send for" % NAMES[typ])
+            self._deliver(typ, src, dst, tag, attempt, payload[ROUTE.size:])
+        else:
+            raise ProtocolError("%s on a data link" % NAMES.get(typ, typ))
+
+    def _on_death(self, payload, p=None):
+        err, rank, host = struct.unpack_from(">III", payload)
+        text = text_of(payload, 12)
+        self.event("death", err=err, rank=None if rank == NO_RANK else rank,
+                   host=None if host == NO_RANK else host, text=text)
+        self.failed = text
+        if self.is_root:
+            # As a kernel root: to every host that joined, the sender too.
+            for j in self.joined:
+                if not j["peer"].dead:
+                    self.send_frame(j["peer"], DEATH, payload)
+
+    def tell_death(self, rank, text, err=103):
+        """Says that a rank (or, with rank None, this host) left: DEATH to
+        the root, or at the root to every host."""
+        body = death_payload(err, NO_RANK if rank is None else rank,
+                             NO_RANK if self.index is None else self.index, text)
+        if self.is_root:
+            for j in self.joined:
+                if not j["peer"].dead:
+                    self.send_frame(j["peer"], DEATH, body)
+        elif self.uplink:
+            self.send_frame(self.uplink, DEATH, body)
+
+    # -- the root host --
+
+    def _register_local(self):
+        for r in self.ranks:
+            self.owner[r] = None
+        self.registered = set(self.ranks)
+        self._root_check_complete()
+
+    def _root_join(self, p, payload):
+        ws, hid, laddr, flags = struct.unpack(">I16s20sI", payload)
+        j = {"peer": p, "id": hid, "listen": addr_unwire(laddr), "ws": ws, "ranks": []}
+        p.joined = j
+        self.joined.append(j)
+        self.event("host_joined", listen="%s:%d" % j["listen"])
+
+    def _root_register(self, p, payload):
+        (n,) = struct.unpack_from(">I", payload)
+        j = p.joined
+        for i in range(n):
+            gid, _nec, settings = struct.unpack_from(">III", payload, 4 + 12 * i)
+            why = None
+            if j["ws"] != self.n:
+                why = "rank %d asked for a world of %d ranks, the root's has %d" % (
+                    gid, j["ws"], self.n)
+            elif self.token is not None:
+                why = "rank %d arrived after the world formed" % gid
+            elif gid >= self.n:
+                why = "rank %d is not below the world size %d" % (gid, self.n)
+            elif gid in self.owner:
+                why = "a second rank with global device id %d" % gid
+            if why:
+                self.send_frame(p, REJECT, reject_payload(22, gid, why))
+                continue
+            if settings != self._settings(0):
+                text = "rank %d's settings 0x%x differ from rank 0's 0x%x" % (
+                    gid, settings, self._settings(0))
+                self.event("death", rank=gid, host=None, text=text)
+                self.tell_death(gid, text, 22)
+                return
+            self.owner[gid] = j
+            j["ranks"].append(gid)
+        self.event("host_registered", ranks=len(self.owner))
+        self._root_check_complete()
+
+    def _root_host_gone(self, p, why):
+        j = p.joined
+        if j["ranks"] and self.failed is None:
+            text = "the host at %s:%d (ranks %d-%d) went away: %s" % (
+                j["listen"] + (min(j["ranks"]), max(j["ranks"]), why))
+            self.failed = text
+            self.event("death", rank=None, host=None, text=text)
+            self.tell_death(None, text)
+
+    def _root_check_complete(self):
+        if len(self.owner) < self.n or self.token is not None:
+            return
+        hosts = sorted((j for j in self.joined if j["ranks"]), key=lambda j: min(j["ranks"]))
+        ip, port = self.listen_addr
+        body = bytearray(struct.pack(">QII", int.from_bytes(os.urandom(8), "big"), self.n,
+                                     len(hosts) + 1))
+        body += self.id + addr_wire(ip, port)
+        for i, j in enumerate(hosts, 1):
+            j["index"] = i
+            body += j["id"] + addr_wire(*j["listen"])
+        idx = {id(j): j["index"] for j in hosts}
+        body += struct.pack(">%dI" % self.n, *[0 if self.owner[r] is None else
+                                              idx[id(self.owner[r])] for r in range(self.n)])
+        self._take_table(bytes(body), None)
+
+    # -- the table --
+
+    def parse_table(self, payload):
+        token, n_ranks, n_hosts = struct.unpack_from(">QII", payload)
+        if n_ranks != self.n or len(payload) != 16 + 36 * n_hosts + 4 * n_ranks:
+            raise ProtocolError("its table is not one of a world of %d ranks" % self.n)
+        hosts = []
+        for i in range(n_hosts):
+            off = 16 + 36 * i
+            hid = payload[off:off + 16]
+            hosts.append((hid, addr_unwire(payload[off + 16:off + 36])))
+        rank_host = struct.unpack_from(">%dI" % n_ranks, payload, 16 + 36 * n_hosts)
+        return token, hosts, list(rank_host)
+
+    def _take_table(self, payload, p):
+        if self.rank_host is not None:
+            raise ProtocolError("it sent the table twice")
+        token, hosts, rank_host = self.parse_table(payload)
+        mine = [i for i, h in enumerate(hosts) if h[0] == self.id]
+        if len(mine) != 1 or any(rank_host[r] != mine[0] for r in self.ranks):
+            raise ProtocolError("its table of the world does not add up")
+        if p is not None and p.role == "data-in" and (
+                getattr(p, "link_token", None) != token or p.host != tree_parent(mine[0])):
+            raise ProtocolError("it is not this host's parent in the host tree")
+        self.token, self.hosts, self.rank_host, self.index = token, hosts, rank_host, mine[0]
+        self.table_bytes = payload
+        self.event("table", index=self.index, hosts=len(hosts), token=token)
+        for c in tree_children(self.index, len(hosts)):
+            self._send_table(c, payload)
+        for r in self.ranks:
+            self._start_world(r)
+        early, self.pre_table = self.pre_table, []
+        for q, typ, payload in early:
+            if q.dead:
+                continue
+            try:
+                self._frame(q, typ, payload)
+            except ProtocolError as e:
+                self.event("violation", role=q.role, host=q.host, why=str(e))
+                self._close(q, why=str(e))
+        self._run_local()
+
+    def _send_table(self, c, payload):
+        held = self.hold.get("table")
+        if held is True or (held and c in held):
+            self.held["table"].append(lambda: self._send_table_now(c, payload))
+            return
+        self._send_table_now(c, payload)
+
+    def _send_table_now(self, c, payload):
+        if self.is_root:
+            for j in self.joined:
+                if j.get("index") == c:
+                    self.send_frame(j["peer"], TABLE, payload)
+        else:
+            self.send_frame(self.data_link(c), TABLE, payload)
+
+    def data_link(self, host):
+        """Our data link to a host of the table, opened on first use."""
+        p = self.out.get(host)
+        if p is None or p.dead:
+            p = self._connect(self.hosts[host][1], "data-out", DATA, host)
+            self.out[host] = p
+        return p
+
+    # -- rank messages --
+
+    def _start_world(self, r):
+        if self.world_key is None:
+            self.world_key = list(range(self.n))
+            self.world_tag = node_tag(0, self.world_key, True)
+        node = Node(r, self.world_key, r, 0, self.world_tag, ZERO_SIG,
+                    bool(self._settings(r) & CHECK_SIGS), True)
+        self.world[r] = node
+        self.start_node(node)
+
+    def make_node(self, rank, key, brank, stream, sig):
+        """A replica group's node for one of this host's ranks (start it
+        with start_node()); key is bootstrap_participants."""
+        return Node(rank, list(key), brank, stream, node_tag(stream, key), sig,
+                    bool(self._settings(rank) & CHECK_SIGS), False)
+
+    def start_node(self, node):
+        self.nodes[(node.rank, node.tag)] = node
+        if node.brank == 0:
+            root_host = self.hosts[self.rank_host[node.key[0]]][1]
+            magic = int.from_bytes(os.urandom(8), "big") or 1
+            node.uid = (struct.pack(">Q", magic) + addr_wire(*root_host) +
+                        struct.pack(">IIIIQ", node.rank_n, node.key[0], node.stream, node.tag,
+                                    self.token)).ljust(UID_LEN, b"\0")
+        for m in self.early.pop((node.rank, node.tag), []):
+            self._deliver(*m)
+        self._advance(node)
+
+    def _held(self, kind, src):
+        h = self.hold.get(kind)
+        return h is True or (h is not None and src in h)
+
+    def _msg(self, kind, typ, node, dst_b, body, attempt=None):
+        src, dst = node.rank, node.key[dst_b]
+        att = node.attempt if attempt is None else attempt
+        if self._held(kind, src):
+            self.held[kind].append(lambda: self.send_msg(typ, src, dst, node.tag, att, body))
+            return
+        self.send_msg(typ, src, dst, node.tag, att, body)
+
+    def send_msg(self, typ, src, dst, tag, attempt, body):
+        """Sends a rank message as rank src would: to a rank of this host in
+        memory, to another host's on our data link to it."""
+        if dst in self.rankset:
+            self.localq.append((typ, src, dst, tag, attempt, body))
+            return
+        self.send_frame(self.data_link(self.rank_host[dst]), typ,
+                        route(src, dst, tag, attempt) + body)
+
+    def _run_local(self):
+        q = self.localq
+        while q:
+            self._deliver(*q.popleft())
+
+    def _deliver(self, typ, src, dst, tag, attempt, body):
+        node = self.nodes.get((dst, tag))
+        if node is None or (typ == BARRIER and node.state != READY):
+            self.early[(dst, tag)].append((typ, src, dst, tag, attempt, body))
+            self.stats["early"] += 1
+            return
+        if typ == BARRIER:
+            self._barrier_msg(node, src, attempt, body)
+            return
+        if attempt > node.attempt:
+            self.early[(dst, tag)].append((typ, src, dst, tag, attempt, body))
+            return
+        if attempt < node.attempt or node.state == FAILED:
+            return
+        n, b = node.rank_n, node.brank
+        if typ == SIG:
+            kids = tree_children(b, n)
+            i = [k for k, c in enumerate(kids) if node.key[c] == src]
+            if not node.check or not i or node.got & (1 << i[0]):
+                raise ProtocolError("rank %d sent SIG it does not owe" % src)
+            node.got |= 1 << i[0]
+            if body[:16] != node.sig or body[16] != 1:
+                node.match = False
+        elif typ == UID:
+            c = cube_parent(b, n)
+            if c is None or node.key[c] != src or node.uid_got:
+                raise ProtocolError("rank %d sent UID it does not owe" % src)
+            node.uid_got = True
+            magic, = struct.unpack_from(">Q", body)
+            rank_n, _g, stream, key_hash, token = struct.unpack_from(">IIIIQ", body, 28)
+            if not magic or rank_n != n or stream != node.stream or key_hash != node.tag or \
+                    token != self.token:
+                self._fail(node, "the unique id from rank %d is not this group's" % src)
+                return
+            node.uid = body[:UID_LEN]
+            node.valid = body[UID_LEN] == 1
+        elif typ == RING:
+            c = (b + n - 1) % n
+            if n < 2 or node.key[c] != src or node.ring_got:
+                raise ProtocolError("rank %d sent RING it does not owe" % src)
+            node.ring_got = True
+            node.ring_uid = body[:UID_LEN]
+        self._advance(node)
+
+    def _fail(self, node, why):
+        node.state = FAILED
+        node.why = why
+        self.event("node_failed", rank=node.rank, why=why)
+
+    def _advance(self, node):
+        n, b = node.rank_n, node.brank
+        while True:
+            if node.state == VALIDATING:
+                if node.check:
+                    kids = tree_children(b, n)
+                    if node.got != (1 << len(kids)) - 1:
+                        return
+                    if b and not node.sig_sent:
+                        node.sig_sent = True
+                        self._msg("sig", SIG, node, tree_parent(b),
+                                  node.sig + bytes([1 if node.match else 0]))
+                node.state = BROADCASTING
+            elif node.state == BROADCASTING:
+                if b:
+                    if not node.uid_got:
+                        return
+                else:
+                    node.valid = node.match
+                msg = node.uid + bytes([1 if node.valid else 0])
+                for c in cube_children(b, n):
+                    self._msg("uid", UID, node, c, msg)
+                if not node.valid:
+                    self._fail(node, "mismatched collectives between the peers")
+                    return
+                node.state = CONNECTING
+            elif node.state == CONNECTING:
+                if n > 1:
+                    if not node.ring_sent:
+                        node.ring_sent = True
+                        self._msg("ring", RING, node, (b + 1) % n, node.uid)
+                    if not node.ring_got:
+                        return
+                    if node.ring_uid != node.uid:
+                        self._fail(node, "its ring predecessor (global device %d) holds another "
+                                   "unique id" % node.key[(b + n - 1) % n])
+                        return
+                node.state = READY
+                self._node_ready(node)
+                return
+            else:
+                return
+
+    def _node_ready(self, node):
+        if node.world:
+            self.n_ready += 1
+            if self.n_ready == len(self.ranks):
+                self.formed = True
+                self.event("formed")
+        for m in self.early.pop((node.rank, node.tag), []):
+            self._deliver(*m)
+
+    # -- the dissemination barrier --
+
+    def start_barrier(self, rank, tag=None):
+        """Enters rank's next group barrier (of its world node by default);
+        a fake rank also enters one when a message of it arrives."""
+        node = self.world[rank] if tag is None else self.nodes[(rank, tag)]
+        if not node.b_active:
+            self._barrier_epoch(node, node.epoch + 1)
+        self._run_local()
+
+    def _barrier_epoch(self, node, epoch):
+        node.epoch, node.round, node.b_sent, node.b_got, node.b_active = epoch, 0, 0, 0, True
+        self._barrier_advance(node)
+
+    def _barrier_msg(self, node, src, epoch, body):
+        (k,) = struct.unpack(">I", body)
+        if epoch < node.epoch or (epoch == node.epoch and not node.b_active):
+            return
+        if epoch > node.epoch:
+            self._barrier_epoch(node, epoch)
+        if node.key[dissem_from(node.brank, node.rank_n, k)] != src or node.b_got & (1 << k):
+            raise ProtocolError("rank %d sent a barrier round it does not owe" % src)
+        node.b_got |= 1 << k
+        self._barrier_advance(node)
+
+    def _barrier_advance(self, node):
+        rounds = ceil_log2(node.rank_n)
+        while node.b_active:
+            k = node.round
+            if k == rounds:
+                node.b_active = False
+                self.event("barrier_done", rank=node.rank, epoch=node.epoch)
+                return
+            if not node.b_sent & (1 << k):
+                node.b_sent |= 1 << k
+                self._msg("barrier", BARRIER, node, dissem_to(node.brank, node.rank_n, k),
+                          struct.pack(">I", k), attempt=node.epoch)
+            if not node.b_got & (1 << k):
+                return
+            node.round += 1
+
+
+# --- a relay that sees the frames ---
+
+class Relay:
+    """Listens on a port of its own and relays each connection to target,
+    parsing the frames both ways (the handshake's are untagged, the rest
+    carry a tag). hold(direction, type) decides which frames wait (until
+    release()); every frame is kept in .frames as (conn, direction, type,
+    bytes). direction is "up" (from the caller to target) or "down"."""
+
+    def __init__(self, target, hold=None, tamper=None, listen=("127.0.0.1", 0)):
+        self.target = parse_hostport(target) if isinstance(target, str) else target
+        self.hold = hold or (lambda direction, typ: False)
+        # tamper(conn, direction, type, frame): the frames to pass on instead.
+        self.tamper = tamper or (lambda i, direction, typ, f: [f])
+        self.lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsock.bind(listen)
+        self.lsock.listen(64)
+        self.addr = "%s:%d" % self.lsock.getsockname()[:2]
+        self.frames = []
+        self.held = []
+        self.conns = []
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
+        self._stop = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self._stop:
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                c.close()
+                continue
+            for s in (c, u):
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                s.settimeout(None)
+            conn = {"i": len(self.conns), "down": c, "up": u, "closed": set()}
+            with self.lock:
+                self.conns.append(conn)
+            threading.Thread(target=self._pump, args=(conn, "up"), daemon=True).start()
+            threading.Thread(target=self._pump, args=(conn, "down"), daemon=True).start()
+
+    def _pump(self, conn, direction):
+        src = conn["down"] if direction == "up" else conn["up"]
+        dst = conn["up"] if direction == "up" else conn["down"]
+        # Untagged frames: HELLO and PROOF upwards, CHALLENGE downwards.
+        untagged = 2 if direction == "up" else 1
+        buf = bytearray()
+        while True:
+            try:
+                data = src.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            buf += data
+            while len(buf) >= HDR.size:
+                _m, _v, typ, _f, length = HDR.unpack_from(buf)
+                need = HDR.size + length + (0 if untagged else TAG_LEN)
+                if len(buf) < need:
+                    break
+                f = bytes(buf[:need])
+                del buf[:need]
+                if untagged:
+                    untagged -= 1
+                with self.cond:
+                    self.frames.append((conn["i"], direction, typ, f))
+                    hold = self.hold(direction, typ) or any(
+                        h[0] is conn and h[1] == direction for h in self.held)
+                    if hold:
+                        self.held.append((conn, direction, f))
+                    self.cond.notify_all()
+                if not hold:
+                    for g in self.tamper(conn["i"], direction, typ, f):
+                        self._send(dst, g)
+        with self.lock:
+            conn["closed"].add(direction)
+            held = [h for h in self.held if h[0] is conn and h[1] == direction]
+        # What was held goes before the close, as a slow network would deliver it.
+        for _c, _d, f in held:
+            self._send(dst, f)
+        with self.lock:
+            self.held = [h for h in self.held if h not in held]
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _send(s, data):
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+
+    def wait_frame(self, pred, timeout=20.0):
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for fr in self.frames:
+                    if pred(fr):
+                        return fr
+                left = end - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def release(self):
+        with self.lock:
+            held, self.held = self.held, []
+        for conn, direction, f in held:
+            self._send(conn["up"] if direction == "up" else conn["down"], f)
+
+    def inject(self, i, direction, data):
+        """Sends bytes into connection i, as if they came from its other end."""
+        conn = self.conns[i]
+        self._send(conn["up"] if direction == "up" else conn["down"], data)
+
+    def close(self):
+        self._stop = True
+        self.lsock.close()
+        for c in self.conns:
+            for s in (c["up"], c["down"]):
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+
+# --- a fake host as a process ---
+
+def parse_ranks(s):
+    out = []
+    for part in s.split(","):
+        a, _, b = part.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+def main(argv):
+    """encd_peer.py --root HOST:PORT --world-size N --ranks 1-7,9 [--secret-file F |
+    --insecure] [--no-check-sigs] [--sig-all-groups] [--hold KIND]... [--seconds S]:
+    a fake host as a process, one JSON line per event on stdout (for tests that
+    kill it)."""
+    import argparse
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--world-size", type=int, required=True)
+    ap.add_argument("--ranks", required=True)
+    ap.add_argument("--secret-file")
+    ap.add_argument("--insecure", action="store_true")
+    ap.add_argument("--no-check-sigs", action="store_true")
+    ap.add_argument("--sig-all-groups", action="store_true")
+    ap.add_argument("--hold", action="append", default=[], choices=HOLD_KINDS)
+    ap.add_argument("--seconds", type=float, default=60)
+    a = ap.parse_args(argv)
+    if a.secret_file:
+        with open(a.secret_file, "rb") as f:
+            secret = f.read().rstrip(b"\n")
+        key = world_key(secret)
+    elif a.insecure:
+        key = world_key(insecure=True)
+    else:
+        ap.error("a process without /dev/encd has no loopback key: give --secret-file or "
+                 "--insecure")
+    settings = (0 if a.no_check_sigs else CHECK_SIGS) | (SIG_ALL_GROUPS if a.sig_all_groups
+                                                         else 0)
+
+    def show(e):
+        print(json.dumps(e), flush=True)
+    h = FakeHost(a.root, a.world_size, parse_ranks(a.ranks), key, settings,
+                 hold={k: True for k in a.hold}, on_event=show)
+    h.run(a.seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,795 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""encd against hostile peers: strangers, replays, forgeries, floods, and
+members that lie (issue 9). The kernel's side is `encctl world join`; the
+other side is selftests/encd_peer.py, written from
+Documentation/bootstrap.rst, holding the world key or not.
+
+Runs inside the test VM with encd loaded; KTAP output, one line per case.
+A stranger (no key) only ever gets its own connection closed, and the
+world forms; a member (it holds the key) that breaks the protocol fails its
+world, and every rank's sentence names it. Worlds are small (2-8 ranks)
+so that the whole program takes about a minute and a half under TCG.
+"""
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encd_peer as P  # noqa: E402
+from worlds import (Ports, Rank, SECRET, finish, kernel_memory_kib, names_rank,  # noqa: E402
+                    sh, wait_until, main, world_nodes)
+import worlds  # noqa: E402
+
+port = Ports(33000)
+KEY = P.world_key(SECRET)
+# Every kernel rank's deadline: a failure "at once" is well under it.
+DEADLINE_MS = 20000
+cases = []
+
+
+def case(fn):
+    cases.append((fn.__name__, fn))
+    return fn
+
+
+def loopback():
+    return "127.0.0.1:%d" % port()
+
+
+def listening(root, timeout=20):
+    """Waits until a root listens: a connection that opens (and is closed
+    at once, which the root counts as a stranger that left)."""
+    def try_once():
+        try:
+            socket.create_connection(P.parse_hostport(root), timeout=1).close()
+            return True
+        except OSError:
+            return False
+    return wait_until(try_once, timeout, 0.05)
+
+
+def errors(ranks):
+    return ["rank %s: %s" % (r.gid, r.error) for r in ranks if not r.ok]
+
+
+def all_ok(ranks):
+    bad = errors(ranks)
+    return (not bad, bad[0] if bad else "the world of %d formed" % len(ranks))
+
+
+def stranger_attempt(root, key):
+    """A process without the world key tries the handshake: it cannot
+    check the responder's proof, sends one of its own anyway, then a JOIN.
+    Returns (seconds until the responder closed or None, frames it got)."""
+    c = P.Conn(root, key=key, verify=False)
+    c.link.hello()
+    c.flush()
+    got = []
+    try:
+        c.sock.settimeout(5)
+        while not c.link.up:
+            data = c.sock.recv(4096)
+            if not data:
+                return 0.0, got
+            got += c.link.feed(data)
+        c.link.send(P.JOIN, bytes(44))
+        c.flush()
+        return c.closed_by_peer(5), got
+    except OSError:
+        return 0.0, got
+    finally:
+        c.close()
+
+
+# --- who may join ---
+
+@case
+def a_process_without_dev_encd_cannot_join_a_loopback_world():
+    n, root = 3, loopback()
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"]) for r in range(2)]
+    if not listening(root):
+        return False, "the root never listened"
+    # It can only guess the key: the insecure one, a random one.
+    for name, key in (("the insecure key", P.world_key(insecure=True)),
+                      ("a random key", os.urandom(32))):
+        f = P.FakeHost(root, n, [2], key).start()
+        e = f.wait(lambda e: e["ev"] in ("uplink_closed", "joined", "table"), 10)
+        f.stop()
+        if not e or e["ev"] != "uplink_closed" or not e["refused"]:
+            return False, "a host with %s: %s" % (name, e)
+        took, got = stranger_attempt(root, key)
+        # The root refuses a PROOF it cannot verify on arrival: well under
+        # its 2 s handshake deadline.
+        if took is None or took > 2.5 or got:
+            return False, "with %s its PROOF was not refused at once (%s, %s)" % (name, took, got)
+    ranks.append(Rank(2, 2, n, root, DEADLINE_MS, ["--barrier"]))
+    finish(ranks)
+    ok, why = all_ok(ranks)
+    return ok, why if not ok else "two guessed keys refused in the handshake; " + why
+
+
+@case
+def a_wrong_secret_is_refused_and_the_right_one_admits_a_peer():
+    n, root = 3, loopback()
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"], secret=True) for r in range(2)]
+    if not listening(root):
+        return False, "the root never listened"
+    wrong = P.FakeHost(root, n, [2], P.world_key("not " + SECRET)).start()
+    e = wrong.wait(lambda e: e["ev"] in ("uplink_closed", "joined"), 10)
+    wrong.stop()
+    if not e or e["ev"] != "uplink_closed" or not e["refused"]:
+        return False, "a host with the wrong secret: %s" % e
+    took, got = stranger_attempt(root, P.world_key("not " + SECRET))
+    if took is None or took > 2.5 or got:
+        return False, "a PROOF made with the wrong secret was not refused at once"
+    # The same peer with the right secret is rank 2 of the world.
+    right = P.FakeHost(root, n, [2], KEY).start()
+    formed = right.wait("formed", 20)
+    for r in range(2):
+        ranks[r].wait()
+    right.stop()
+    ok, why = all_ok(ranks)
+    if not ok or not formed:
+        return False, why if not ok else "the peer with the secret did not form the world"
+    return True, "wrong secret refused; with the secret the peer is rank 2 of a formed world"
+
+
+@case
+def a_root_off_loopback_needs_a_secret():
+    sh("ip", "addr", "add", "10.99.0.1/32", "dev", "lo", check=False)
+    param = "/sys/module/encd/parameters/allow_insecure_worlds"
+    root = "10.99.0.1:%d" % port()
+    r = Rank(0, 0, 2, root, DEADLINE_MS)
+    r.wait()
+    want = ("root_comm_id %s is not a loopback address and the world has no secret: give every "
+            "rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with "
+            "allow_insecure_worlds=1" % root)
+    if r.ok or r.res.get("status") != "NRT_INVALID" or want not in r.error:
+        return False, "without a secret: %s %s" % (r.res.get("status"), r.error)
+    if r.end - r.start > 5:
+        return False, "the refusal took %.1f s" % (r.end - r.start)
+    root = "10.99.0.1:%d" % port()
+    ranks = [Rank(i, i, 2, root, DEADLINE_MS, ["--barrier"], secret=True) for i in range(2)]
+    finish(ranks)
+    ok, why = all_ok(ranks)
+    if not ok:
+        return False, "with a secret: " + why
+    # Where the administrator allowed it, anyone who can reach the root joins.
+    with open(param, "w") as f:
+        f.write("1")
+    try:
+        root = "10.99.0.1:%d" % port()
+        r0 = Rank(0, 0, 2, root, DEADLINE_MS)
+        anyone = P.FakeHost(root, 2, [1], P.world_key(insecure=True)).start()
+        formed = anyone.wait("formed", 20)
+        r0.wait()
+        anyone.stop()
+    finally:
+        with open(param, "w") as f:
+            f.write("0")
+    if not r0.ok or not formed:
+        return False, "with allow_insecure_worlds=1: %s, peer formed: %s" % (r0.error, formed)
+    return True, "refused: \"%s\"; formed with a secret; with allow_insecure_worlds=1 a peer " \
+        "holding no secret joined" % r.error
+
+
+# --- replays, forgeries, other worlds ---
+
+def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",), kernel=None,
+                  relayed=None):
+    """Kernel ranks on the root host (0..n-2 by default) and one rank
+    (n-1) that reaches the root through a relay: a host of its own, since
+    its root_comm_id is the relay's."""
+    root = loopback()
+    relayed = n - 1 if relayed is None else relayed
+    kernel = [r for r in range(n) if r != relayed] if kernel is None else kernel
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret) for r in kernel]
+    if not listening(root):
+        return None, ranks, None
+    relay = P.Relay(root, hold=hold, tamper=tamper)
+    ranks.append(Rank(relayed, relayed, n, relay.addr, DEADLINE_MS, extra, secret))
+    ranks.sort(key=lambda r: r.gid)
+    return relay, ranks, root
+
+
+def fail_naming(ranks, who, words=()):
+    """Every rank failed, well before its deadline, with a sentence that
+    names who (a rank, or a host by the ranks it has) and has words."""
+    for r in ranks:
+        r.wait()
+        if r.ok:
+            return False, "rank %d formed the world" % r.gid
+        if r.end - r.start > DEADLINE_MS / 2000:
+            return False, "rank %d failed at its deadline: %s" % (r.gid, r.error)
+    for r in ranks:
+        if not names_rank(r.error, who) and not any(w in r.error for w in words):
+            return False, "rank %d does not name %d: %s" % (r.gid, who, r.error)
+    return True, ranks[0].error
+
+
+@case
+def a_frame_replayed_on_its_own_link_fails_the_world_naming_the_host():
+    def twice(i, direction, typ, f):
+        return [f, f] if direction == "up" and typ == P.REGISTER else [f]
+    relay, ranks, _ = relayed_world(2, tamper=twice)
+    if relay is None:
+        return False, "the root never listened"
+    ok, why = fail_naming(ranks, 1, ("lost the root host",))
+    relay.close()
+    if ok and "failed authentication" not in ranks[0].error:
+        return False, "rank 0: %s" % ranks[0].error
+    return ok, why
+
+
+@case
+def frames_replayed_on_another_link_are_refused():
+    # A stranger replays what a rank's host sent on its control link, on a
+    # connection of its own: its PROOF answers another challenge. Rank 2
+    # comes after it, so the world is still forming.
+    relay, ranks, root = relayed_world(3, kernel=[0], relayed=1)
+    if relay is None:
+        return False, "the root never listened"
+    if not relay.wait_frame(lambda fr: fr[1] == "up" and fr[2] == P.REGISTER):
+        return False, "rank 1 never registered"
+    captured = [f for c, d, t, f in relay.frames if d == "up"]
+    s = socket.create_connection(P.parse_hostport(root), timeout=5)
+    s.sendall(b"".join(captured))
+    t0 = time.monotonic()
+    s.settimeout(5)
+    got = b""
+    try:
+        while True:
+            data = s.recv(4096)
+            if not data:
+                break
+            got += data
+    except OSError:
+        pass
+    took = time.monotonic() - t0
+    s.close()
+    ranks.append(Rank(2, 2, 3, root, DEADLINE_MS, ["--barrier"]))
+    finish(ranks)
+    relay.close()
+    ok, why = all_ok(ranks)
+    # All it may see is a CHALLENGE (12 + 64 bytes), then the close.
+    if not ok or len(got) > 76 or took > 2.5:
+        return False, "replayed handshake: %d bytes back, closed after %.1f s; %s" % (
+            len(got), took, why)
+    stranger = "a stranger's replayed handshake got %d bytes back and was closed after %.1f s" % (
+        len(got), took)
+    # A member replays another host's REGISTER on its own control link: it
+    # was tagged with another link's key.
+    # Rank 1 reaches the root through the relay; the member is rank 2 and
+    # keeps the world in its first barrier.
+    relay, ranks, root = relayed_world(3, secret=True, kernel=[0], relayed=1)
+    if relay is None:
+        return False, "the root never listened"
+    f = P.FakeHost(root, 3, [2], KEY, hold={"barrier": True}).start()
+    reg = relay.wait_frame(lambda fr: fr[1] == "up" and fr[2] == P.REGISTER)
+    if not f.wait("formed", 20) or not reg:
+        f.stop()
+        finish(ranks)
+        relay.close()
+        return False, "the world did not form: %s" % errors(ranks)
+    f.call(lambda: f._write(f.uplink, reg[3]))
+    ok, why = fail_naming(ranks, 2)
+    f.stop()
+    relay.close()
+    if ok and "failed authentication" not in ranks[0].error:
+        return False, ranks[0].error
+    return ok, stranger + "; a member's: " + why
+
+
+@case
+def forged_frames_from_strangers_only_close_their_connections():
+    n, root = 2, loopback()
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"])
+    if not listening(root):
+        return False, "the root never listened"
+    route = P.route(1, 0, 0, 0)
+    forged = {P.REJECT: P.reject_payload(22, 0, "forged"),
+              P.TABLE: struct.pack(">QII", 1, 2, 1) + bytes(36) + bytes(8),
+              P.SIG: route + bytes(17), P.UID: route + bytes(129),
+              P.BARRIER: route + bytes(4)}
+    slow = []
+    for typ, payload in forged.items():
+        s = socket.create_connection(P.parse_hostport(root), timeout=5)
+        s.sendall(P.raw_frame(typ, payload) + os.urandom(16))
+        t0 = time.monotonic()
+        s.settimeout(5)
+        try:
+            closed = s.recv(4096) == b""
+        except OSError:
+            closed = True
+        took = time.monotonic() - t0
+        s.close()
+        if not closed or took > 2.5:
+            slow.append("%s: %s after %.1f s" % (P.NAMES[typ], "closed" if closed else "open",
+                                                 took))
+    r1 = Rank(1, 1, n, root, DEADLINE_MS, ["--barrier"])
+    finish([r0, r1])
+    ok, why = all_ok([r0, r1])
+    if slow or not ok:
+        return False, slow or why
+    return True, "REJECT, TABLE, SIG, UID, BARRIER each closed on arrival; " + why
+
+
+def injected_case(typ, payload):
+    """A frame the test makes up is injected into the root's side of a
+    control link (a man in the middle): its tag cannot be right."""
+    fired = threading.Event()
+
+    def inject(i, direction, t, f):
+        if direction == "down" and t == P.TABLE and not fired.is_set():
+            fired.set()
+            return [P.header(typ, len(payload)) + payload + os.urandom(16), f]
+        return [f]
+    relay, ranks, root = relayed_world(2, tamper=inject)
+    if relay is None:
+        return False, "the root never listened"
+    ok, why = fail_naming(ranks, 1, ("lost the root host",))
+    relay.close()
+    if ok and ("failed authentication" not in ranks[1].error or
+               "forged by the test" in ranks[1].error):
+        return False, "rank 1: %s" % ranks[1].error
+    return ok, "rank 1: %s; rank 0: %s" % (ranks[1].error, ranks[0].error)
+
+
+@case
+def a_forged_REJECT_in_a_control_link_fails_the_world_naming_the_peer():
+    return injected_case(P.REJECT, P.reject_payload(22, 1, "forged by the test"))
+
+
+@case
+def a_forged_TABLE_in_a_control_link_fails_the_world_naming_the_peer():
+    return injected_case(P.TABLE, struct.pack(">QII", 7, 2, 1) + bytes(36) + bytes(8))
+
+
+def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
+    """A world with a secret: kernel ranks on the root host, a fake host
+    (a member) with fake_ranks that withholds hold and then does act(f)."""
+    root = loopback()
+    kr = [r for r in range(n) if r not in fake_ranks]
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in kr]
+    if not listening(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, fake_ranks, KEY, hold={k: True for k in hold}).start()
+    if not f.wait("table", 20):
+        f.stop()
+        finish(ranks)
+        return False, "the member got no table: %s" % errors(ranks)
+    f.call(act, f)
+    death = f.wait("death", 10)
+    f.stop()
+    ok, why = fail_naming(ranks, fake_ranks[0] if who is None else who, words)
+    if not ok:
+        return ok, why
+    if not death or not (names_rank(death["text"], fake_ranks[0] if who is None else who) or
+                         any(w in death["text"] for w in words)):
+        return False, "the member heard: %s" % death
+    return True, why
+
+
+def to_root(f, typ, payload, tag=None):
+    f.send_frame(f.data_link(0), typ, payload, tag)
+
+
+def world_route(f, src, dst, attempt=0):
+    return P.route(src, dst, f.world_tag, attempt)
+
+
+@case
+def a_member_s_SIG_UID_BARRIER_with_bad_tags_fail_the_world_naming_it():
+    out = []
+    for typ, body in ((P.SIG, bytes(17)), (P.UID, bytes(129)), (P.BARRIER, bytes(4))):
+        ok, why = member_case(2, [1], ["sig"], lambda f, t=typ, b=body: to_root(
+            f, t, world_route(f, 1, 0) + b, tag=os.urandom(16)), ["--barrier"])
+        if not ok:
+            return False, "%s: %s" % (P.NAMES[typ], why)
+        out.append(P.NAMES[typ])
+    return True, "%s refused: %s" % (", ".join(out), why)
+
+
+@case
+def a_member_that_lies_fails_the_world_naming_it():
+    def sig_of_another(f):
+        # A SIG that says it comes from rank 0, which is not the member's.
+        to_root(f, P.SIG, world_route(f, 0, 0) + bytes(17))
+
+    def sig_twice(f):
+        f.release("sig")
+        to_root(f, P.SIG, world_route(f, 1, 0) + bytes(17))
+
+    def barrier_not_owed(f):
+        to_root(f, P.BARRIER, world_route(f, 1, 0, attempt=1) + struct.pack(">I", 5))
+
+    def uid_of_another_world(f):
+        uid = bytearray(129)
+        struct.pack_into(">Q", uid, 0, 1)
+        struct.pack_into(">IIIIQ", uid, 28, 4, 0, 0, f.world_tag, f.token ^ 1)
+        uid[128] = 1
+        f.send_frame(f.data_link(f.rank_host[3]), P.UID, world_route(f, 2, 3) + bytes(uid))
+
+    lies = [
+        ("REJECT on a data link", 2, [1], ["sig"], lambda f: to_root(
+            f, P.REJECT, P.reject_payload(22, 0, "a lie")), (), None, ()),
+        ("the table again", 2, [1], ["sig"], lambda f: to_root(
+            f, P.TABLE, f.table_bytes), (), None, ()),
+        ("a SIG of another host's rank", 2, [1], ["sig"], sig_of_another, (), None, ()),
+        ("a SIG it does not owe", 2, [1], ["sig"], sig_twice, (), None, ()),
+        ("a barrier round it does not owe", 2, [1], ["barrier"], barrier_not_owed,
+         ["--barrier"], None, ()),
+        # Rank 3 takes the unique id from rank 2 (the member's) down the
+        # hypercube, finds another world's token in it and fails; then the
+        # world fails as rank 3 leaves.
+        ("a unique id of another world", 4, [2], ["uid"], uid_of_another_world, (), 3,
+         ("bootstrap rank 2 (global device 2)",)),
+    ]
+    seen = []
+    for name, n, fr, hold, act, extra, who, words in lies:
+        ok, why = member_case(n, fr, hold, act, extra, who, words)
+        if not ok:
+            return False, "%s: %s" % (name, why)
+        seen.append("%s: \"%s\"" % (name, why))
+    return True, "; ".join(seen)
+
+
+@case
+def frames_of_another_world_are_refused():
+    # Two worlds share a secret; a member of the first calls a host of the
+    # second with its own world's token.
+    w1 = loopback()
+    r1 = Rank(0, 0, 2, w1, DEADLINE_MS, ["--hold", "20"], secret=True)
+    if not listening(w1):
+        return False, "the first root never listened"
+    m1 = P.FakeHost(w1, 2, [1], KEY).start()
+    if not m1.wait("formed", 20):
+        m1.stop()
+        return False, "the first world did not form"
+    w2 = loopback()
+    r2 = Rank(1, 0, 2, w2, DEADLINE_MS, ["--barrier"], secret=True)
+    if not listening(w2):
+        return False, "the second root never listened"
+    m2 = P.FakeHost(w2, 2, [1], KEY, hold={"sig": True}).start()
+    m2.wait("table", 20)
+
+    def call_w2(f):
+        p = f._connect(P.parse_hostport(w2), "data-out", P.DATA, 0)
+        f.send_frame(p, P.SIG, P.route(1, 0, f.world_tag, 0) + bytes(17))
+    m1.call(call_w2, m1)
+    ok, why = fail_naming([r2], 1, ("LINK names no other host of this world",))
+    m1.stop()
+    m2.stop()
+    r1.kill()
+    r1.wait()
+    if ok and "LINK names no other host of this world" not in r2.error:
+        return False, r2.error
+    return ok, why
+
+
+# --- bounded memory and time ---
+
+def memory_world(n_fake):
+    root = loopback()
+    r0 = Rank(0, 0, n_fake + 1, root, 120000, ["--hold", "120"], secret=True)
+    if not listening(root):
+        return None, r0
+    f = P.FakeHost(root, n_fake + 1, range(1, n_fake + 1), KEY).start()
+    if not f.wait("formed", 30):
+        f.stop()
+        r0.kill()
+        return None, r0
+    r0.wait_printed()
+    return f, r0
+
+
+def flood_1mib(f, frames):
+    """frames frames of 1 MiB on data links to host 0: the first on the
+    open one, each other on a new one (the kernel closes a link at such a
+    header). Returns how many links took the whole frame's header."""
+    big = os.urandom(1 << 20)
+    sent = 0
+    for i in range(frames):
+        def one(f):
+            p = f.data_link(0) if i == 0 else f._connect(f.hosts[0][1], "data-out", P.DATA, 0)
+            if p.link.up:
+                f._write(p, P.header(P.SIG, len(big)) + big + os.urandom(16))
+            else:
+                p.queue.append((P.SIG, big, os.urandom(16)))
+            return p
+        p = f.call(one, f)
+        wait_until(lambda: p.dead or (p.link.up and not p.queue and not p.wbuf), 10, 0.01)
+        sent += p.link.up
+        f.call(lambda p=p: f._close(p, quiet=True))
+    return sent
+
+
+@case
+def a_joined_peer_flooding_holds_less_than_1_MiB():
+    # One world first, so that what the first world of a module allocates
+    # for good (caches, the workqueue's workers) is not counted.
+    f, r0 = memory_world(3)
+    if f is None:
+        return False, "the warm-up world did not form: %s" % r0.error
+    f.stop()
+    r0.kill()
+    r0.wait()
+    before = kernel_memory_kib()
+    f, r0 = memory_world(3)
+    if f is None:
+        return False, "the world did not form: %s" % r0.error
+    formed = kernel_memory_kib()
+    # 256 messages nobody asked for (tags of nodes nobody started): the
+    # most one link may leave waiting.
+    def early(f):
+        for i in range(256):
+            to_root(f, P.SIG, P.route(1, 0, 0x5EED0000 + i, 0) + bytes(17))
+    f.call(early, f)
+    time.sleep(1)
+    held = kernel_memory_kib()
+    # 10,000 barrier rounds of an epoch that is over: dropped as they come.
+    def stale(f):
+        for i in range(10000):
+            to_root(f, P.BARRIER, world_route(f, 1, 0, attempt=0) + struct.pack(">I", 0))
+    f.call(stale, f)
+    time.sleep(2)
+    stale_kib = kernel_memory_kib()
+    alive = not f.first("death")
+    links = flood_1mib(f, 256)
+    death = f.wait("death", 10)
+    flooded = kernel_memory_kib()
+    f.stop()
+    r0.kill()
+    r0.wait()
+    time.sleep(1)
+    after = kernel_memory_kib()
+    fig = ("Slab+VmallocUsed: %d KiB before, +%d formed, +%d with 256 early messages, +%d after "
+           "10,000 stale rounds, +%d after 256 frames of 1 MiB on %d links, +%d once the world "
+           "is gone" % (before, formed - before, held - before, stale_kib - before,
+                        flooded - before, links, after - before))
+    print("# " + fig)
+    if not alive:
+        return False, "stale barrier rounds failed the world: " + fig
+    if not death or not names_rank(death["text"], 1):
+        return False, "the 1 MiB frames did not fail the world naming the member: %s" % death
+    worst = max(held, stale_kib, flooded, after) - before
+    return worst < 1024 and links >= 200, fig
+
+
+@case
+def a_member_s_links_together_hold_less_than_1_MiB():
+    """Each data link has its budget of early messages; a member may open
+    many links to one host."""
+    f, r0 = memory_world(3)
+    if f is None:
+        return False, "the world did not form: %s" % r0.error
+    f.stop()
+    r0.kill()
+    r0.wait()
+    before = kernel_memory_kib()
+    f, r0 = memory_world(3)
+    if f is None:
+        return False, "the world did not form: %s" % r0.error
+    n_links = 32
+
+    def many(f):
+        ps = []
+        for k in range(n_links):
+            p = f._connect(f.hosts[0][1], "data-out", P.DATA, 0)
+            for i in range(256):
+                p.queue.append((P.SIG, P.route(1, 0, 0x5EED0000 + (k << 8) + i, 0) +
+                                bytes(17), None))
+            ps.append(p)
+        return ps
+    ps = f.call(many, f)
+    wait_until(lambda: all(p.dead or (p.link.up and not p.queue and not p.wbuf) for p in ps),
+               30, 0.1)
+    time.sleep(1)
+    held = kernel_memory_kib()
+    up = sum(1 for p in ps if not p.dead)
+    death = f.first("death")
+    f.stop()
+    r0.kill()
+    r0.wait()
+    fig = "%d links x 256 early messages: Slab+VmallocUsed +%d KiB (%d links still open, %s)" % (
+        n_links, held - before, up, "world failed: " + death["text"] if death else "world alive")
+    print("# " + fig)
+    return held - before < 1024, fig
+
+
+class Flood:
+    """silent connections that send nothing and slow ones that send one
+    byte a second, each opened again a second after the root closes it."""
+
+    def __init__(self, root, silent, slow):
+        self.addr = P.parse_hostport(root)
+        self.stop = False
+        self.opened = 0
+        self.socks = {}
+        self.slots = [("silent", i) for i in range(silent)] + [("slow", i) for i in range(slow)]
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _open(self, slot):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(self.addr)
+        self.socks[slot] = (s, time.monotonic())
+        self.opened += 1
+
+    def _run(self):
+        import selectors
+        sel = selectors.DefaultSelector()
+        for slot in self.slots:
+            self._open(slot)
+            sel.register(self.socks[slot][0], selectors.EVENT_READ, slot)
+        reopen = {}
+        last_tick = time.monotonic()
+        while not self.stop:
+            for key, _ in sel.select(0.1):
+                slot = key.data
+                s = self.socks[slot][0]
+                try:
+                    data = s.recv(4096)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    sel.unregister(s)
+                    s.close()
+                    reopen[slot] = time.monotonic() + 1
+            now = time.monotonic()
+            for slot, t in list(reopen.items()):
+                if t <= now:
+                    del reopen[slot]
+                    self._open(slot)
+                    sel.register(self.socks[slot][0], selectors.EVENT_READ, slot)
+            if now - last_tick >= 1:
+                last_tick = now
+                for slot, (s, _t) in self.socks.items():
+                    if slot[0] == "slow" and slot not in reopen:
+                        try:
+                            s.send(b"E")
+                        except OSError:
+                            pass
+        for s, _t in self.socks.values():
+            s.close()
+
+    def close(self):
+        self.stop = True
+        self.thread.join(10)
+
+
+def timed_world(n, flood=None):
+    """Seconds from starting ranks 1..n-1 (rank 0, the root, is up and
+    listening) until every rank formed the world; each rank is a host of
+    its own (--force-tcp), so each one connects to the root. They stay a
+    while after it formed: a rank that leaves fails the world."""
+    root = loopback()
+    extra = ["--force-tcp", "--hold", "3"]
+    r0 = Rank(0, 0, n, root, 60000, extra)
+    if not listening(root):
+        return None, "the root never listened"
+    fl = Flood(root, *flood) if flood else None
+    if fl:
+        time.sleep(2)
+    t0 = time.monotonic()
+    ranks = [r0] + [Rank(r, r, n, root, 60000, extra) for r in range(1, n)]
+    finish(ranks)
+    took = max(r.printed or r.end for r in ranks[1:]) - t0
+    opened = fl.opened if fl else 0
+    if fl:
+        fl.close()
+    ok, why = all_ok(ranks)
+    return (took, opened) if ok else None, why
+
+
+@case
+def a_thousand_silent_and_a_thousand_slow_connections_do_not_slow_formation():
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    base, why = timed_world(8)
+    if not base:
+        return False, "without them: " + why
+    # A second baseline: the first world of a run is slower (page cache).
+    base2, why = timed_world(8)
+    if not base2:
+        return False, "without them: " + why
+    t_base = min(base[0], base2[0])
+    res, why = timed_world(8, flood=(1000, 1000))
+    if not res:
+        return False, "with them: " + why
+    fig = "8 ranks (--force-tcp) form in %.2f s alone, %.2f s with 1,000 silent and 1,000 " \
+        "slow connections at the root (%d opened)" % (t_base, res[0], res[1])
+    print("# " + fig)
+    # The issue's bound: under twice the time without them.
+    return res[0] < 2 * t_base, fig
+
+
+# --- one protocol, agreed up front ---
+
+def settings_case(n, odd, odd_extra, force_tcp):
+    root = loopback()
+    extra = ["--force-tcp"] if force_tcp else []
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, extra + (odd_extra if r == odd else []))
+             for r in range(n)]
+    finish(ranks)
+    last_start = max(r.start for r in ranks)
+    for r in ranks:
+        if r.ok or r.res.get("status") != "NRT_INVALID":
+            return False, "rank %d: %s %s" % (r.gid, r.res.get("status"), r.error)
+        # "At once": within 2 s of the last rank's start, not at the deadline.
+        if r.end - last_start > 2.0:
+            return False, "rank %d failed %.1f s after the last rank started" % (
+                r.gid, r.end - last_start)
+        if "rank %d " % odd not in r.error or "rank 0 (the root)" not in r.error:
+            return False, "rank %d: %s" % (r.gid, r.error)
+    return True, ranks[0].error
+
+
+@case
+def mixed_check_sigs_is_refused_at_once_naming_the_rank():
+    for tcp in (False, True):
+        ok, why = settings_case(4, 3, ["--no-check-sigs"], tcp)
+        if not ok:
+            return False, "%s: %s" % ("--force-tcp" if tcp else "one host", why)
+    return True, why
+
+
+@case
+def mixed_signing_flags_are_refused_at_once_naming_the_rank():
+    ok, why = settings_case(4, 2, ["--sig-all-groups"], True)
+    if not ok:
+        return False, why
+    return settings_case(4, 1, ["--sig-all-groups"], False)
+
+
+def whole_world_programs(n, offender, sendrecv):
+    """Group 0 is the whole world in order on stream 0: the world's own
+    participants. The offender's op on it differs."""
+    import json
+    paths = []
+    for r in range(n):
+        if sendrecv:
+            g = {"group_id": 0, "rank": -1, "rank_n": n, "participants": list(range(n)),
+                 "bootstrap_rank": r}
+        else:
+            g = {"group_id": 0, "rank": r, "rank_n": n, "participants": list(range(n))}
+        op = {"op": "all_reduce", "size_n": 2048 if r == offender else 1024, "dtype": 1,
+              "group": 0}
+        path = os.path.join(worlds.TMP, "whole-%d-%d-%d.json" % (n, sendrecv, r))
+        with open(path, "w") as f:
+            json.dump({"replica_groups": [g], "src_target_pairs": [], "ops": [op]}, f)
+        paths.append(path)
+    return paths
+
+
+@case
+def a_mismatch_in_a_whole_world_group_on_stream_0_is_caught():
+    n, offender = 4, 3
+    out = []
+    for sendrecv, extra in ((True, []), (False, ["--sig-all-groups"])):
+        progs = whole_world_programs(n, offender, sendrecv)
+        root = loopback()
+        ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, program=progs[r]) for r in range(n)]
+        finish(ranks)
+        for r in ranks:
+            if r.ok or "mismatched collectives between the peers" not in r.error:
+                return False, "rank %d: %s" % (r.gid, r.error)
+        parent = (offender - 1) >> 1
+        m = ranks[parent].res.get("mismatch") or {}
+        if m.get("child_g_device_id") != offender or m.get("group_id") != 0:
+            return False, "rank %d recorded %s" % (parent, m)
+        out.append("%s group: rank %d names rank %d" % (
+            "sendrecv" if sendrecv else "--sig-all-groups", parent, offender))
+    return True, "; ".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(cases))
