@@ -5,10 +5,6 @@
  * COMM_BARRIER and NODE_INFO, deadlines and signals. Worlds of several ranks
  * are bootstrap_test.sh's.
  */
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
-
 #include <enc/bootstrap.h>
 #include <enc/json.h>
 #include <enc/program.h>
@@ -40,20 +36,7 @@ static int init_groups(int fd)
 
 static int build_root(int fd, __u32 id, __u32 cnt, const char *root)
 {
-	struct encd_global_comm_req r = {
-		.vnc = VNC, .g_device_id = id, .g_device_cnt = cnt, .ctx_id = CTX,
-	};
-
-	strncpy(r.root_comm_id, root, sizeof(r.root_comm_id) - 1);
-	return encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &r, sizeof(r));
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return encd_build_root(fd, VNC, id, cnt, CTX, root);
 }
 
 FIXTURE(boot) {
@@ -237,31 +220,13 @@ TEST_F(boot, a_root_alone_times_out_by_its_deadline_naming_the_missing)
 	double t, took;
 
 	test_cmd(build_root(self->fd, 0, 3, "127.0.0.1:61731"));
-	t = now_s();
+	t = encd_now();
 	test_err(ETIMEDOUT,
 		 "root: 1 of 3 ranks arrived before the wait ended (timed out); missing: 1, 2",
 		 setup(self->fd, 500, NULL));
-	took = now_s() - t;
+	took = encd_now() - t;
 	ASSERT_LE(0.49, took);
 	ASSERT_GT(1.5, took);
-}
-
-/* Whether a TCP socket of this namespace listens on @port (of any address). */
-static bool tcp_listening(unsigned int port)
-{
-	unsigned int local_port, state;
-	char line[256];
-	bool found = false;
-	FILE *f;
-
-	f = fopen("/proc/net/tcp", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, " %*u: %*x:%x %*x:%*x %x", &local_port, &state) == 2 &&
-			local_port == port && state == 0x0a;
-	fclose(f);
-	return found;
 }
 
 /* Waits up to 10 s for the comm on (VNC, CTX) to have @holders holders. */
@@ -306,9 +271,9 @@ TEST_F(boot, a_signal_ends_the_wait_with_eintr)
 		if (build_root(fd, 1, 2, "127.0.0.1:61732"))
 			_exit(2);
 		/* A rank whose root never comes: it waits for 30 s unless woken. */
-		t = now_s();
+		t = encd_now();
 		res.err = setup(fd, 30000, NULL);
-		res.took = now_s() - t;
+		res.took = encd_now() - t;
 		_exit(write(p[1], &res, sizeof(res)) == sizeof(res) ? 0 : 3);
 	}
 	close(p[1]);
@@ -320,7 +285,7 @@ TEST_F(boot, a_signal_ends_the_wait_with_eintr)
 	ASSERT_TRUE(comm_held(self->fd, 1));
 	usleep(500 * 1000);
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
-	t = now_s();
+	t = encd_now();
 	kill(pid, SIGUSR1);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status)) {
@@ -332,7 +297,7 @@ TEST_F(boot, a_signal_ends_the_wait_with_eintr)
 	ASSERT_EQ(EINTR, res.err);
 	/* It waited until the signal (sent after 0.5 s), then not a moment longer. */
 	ASSERT_LE(0.5, res.took);
-	ASSERT_GT(2.0, now_s() - t);
+	ASSERT_GT(2.0, encd_now() - t);
 }
 
 TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
@@ -342,7 +307,7 @@ TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
 	double t;
 	pid_t pid;
 
-	ASSERT_FALSE(tcp_listening(61733));
+	ASSERT_FALSE(encd_tcp_listening(61733));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -360,20 +325,19 @@ TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
 	ASSERT_TRUE(comm_held(self->fd, 1));
 	test_cmd(encd_get(self->fd, VNC, CTX, &hdr));
 	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
-	for (t = now_s(); !tcp_listening(61733) && now_s() - t < 10;)
+	for (t = encd_now(); !encd_tcp_listening(61733) && encd_now() - t < 10;)
 		usleep(50 * 1000);
-	ASSERT_TRUE(tcp_listening(61733));
+	ASSERT_TRUE(encd_tcp_listening(61733));
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
 
-	t = now_s();
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_GT(1.0, now_s() - t);
-	ASSERT_TRUE(WIFSIGNALED(status));
-	ASSERT_EQ(SIGKILL, WTERMSIG(status));
+	t = encd_kill_and_reap(pid, 10);
+	ASSERT_LE(0, t) {
+		TH_LOG("the waiter did not die of SIGKILL within 10 s");
+	}
+	ASSERT_GT(1.0, t);
 	/* Its comm went with its file, and so did the root's listener. */
 	test_err(ENOENT, NULL, encd_get(self->fd, VNC, CTX, &hdr));
-	ASSERT_FALSE(tcp_listening(61733));
+	ASSERT_FALSE(encd_tcp_listening(61733));
 }
 
 TEST_F(boot, replica_groups_come_up_from_the_pool_and_bind_only_with_ops)

@@ -3,7 +3,9 @@
  * Helpers shared by the encd selftests: one wrapper per ioctl of /dev/encd
  * (each returns the errno and keeps the kernel's failure sentence), the
  * module's run-time parameters, iommufd-style test_cmd / test_err
- * assertions, and the fail-nth walk that the fail-nth programs share.
+ * assertions, a clock, pipes and TCP ports as the tests watch them, the
+ * ranks of a world as child processes, and the fail-nth walk that the
+ * fail-nth programs share.
  *
  * The harness forks every test, and the runner loads encd once per test
  * program: a test leaves the module as it found it only because its fds
@@ -15,15 +17,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/encd.h>
 
 #include "kselftest_harness.h"
@@ -54,8 +60,9 @@ static inline int encd_cmd(int fd, unsigned long cmd, void *arg, size_t size)
 }
 
 /* BUILD or VALIDATE; @req (may be NULL) gets the answer. */
-static inline int encd_gcomm(int fd, unsigned long cmd, __u32 flags, __u32 vnc, __u32 g_device_id,
-			     __u32 g_device_cnt, __u32 ctx_id, struct encd_global_comm_req *req)
+static inline int encd_gcomm_root(int fd, unsigned long cmd, __u32 flags, __u32 vnc,
+				  __u32 g_device_id, __u32 g_device_cnt, __u32 ctx_id,
+				  const char *root, struct encd_global_comm_req *req)
 {
 	struct encd_global_comm_req r = {
 		.head.flags = flags,
@@ -63,14 +70,32 @@ static inline int encd_gcomm(int fd, unsigned long cmd, __u32 flags, __u32 vnc, 
 		.g_device_id = g_device_id,
 		.g_device_cnt = g_device_cnt,
 		.ctx_id = ctx_id,
-		.root_comm_id = ENCD_TEST_ROOT,
 		.out_flags = 0xdead,
 	};
-	int err = encd_cmd(fd, cmd, &r, sizeof(r));
+	int err;
+
+	snprintf(r.root_comm_id, sizeof(r.root_comm_id), "%s", root);
+	err = encd_cmd(fd, cmd, &r, sizeof(r));
 
 	if (req)
 		*req = r;
 	return err;
+}
+
+/* As encd_gcomm_root(), with the tests' usual root, ENCD_TEST_ROOT. */
+static inline int encd_gcomm(int fd, unsigned long cmd, __u32 flags, __u32 vnc, __u32 g_device_id,
+			     __u32 g_device_cnt, __u32 ctx_id, struct encd_global_comm_req *req)
+{
+	return encd_gcomm_root(fd, cmd, flags, vnc, g_device_id, g_device_cnt, ctx_id,
+			       ENCD_TEST_ROOT, req);
+}
+
+/* BUILD of a comm whose world's root is @root ("" for a world of one). */
+static inline int encd_build_root(int fd, __u32 vnc, __u32 g_device_id, __u32 g_device_cnt,
+				  __u32 ctx_id, const char *root)
+{
+	return encd_gcomm_root(fd, ENCD_IOC_BUILD_GLOBAL_COMM, 0, vnc, g_device_id, g_device_cnt,
+			       ctx_id, root, NULL);
 }
 
 static inline int encd_build(int fd, __u32 vnc, __u32 g_device_id, __u32 g_device_cnt,
@@ -171,18 +196,24 @@ static inline int encd_program_seal(int fd, __u32 vnc, __u32 ctx_id)
 	return encd_cmd(fd, ENCD_IOC_PROGRAM_SEAL, &c, sizeof(c));
 }
 
-/* SETUP_GLOBAL_COMM; @out (may be NULL) gets the answer. */
-static inline int encd_setup(int fd, __u32 vnc, __u32 ctx_id, __u32 timeout_ms,
-			     struct encd_setup_global_comm *out)
+/* SETUP_GLOBAL_COMM with head.flags @flags; @out (may be NULL) gets the answer. */
+static inline int encd_setup_flags(int fd, __u32 vnc, __u32 ctx_id, __u32 flags, __u32 timeout_ms,
+				   struct encd_setup_global_comm *out)
 {
 	struct encd_setup_global_comm c = {
-		.vnc = vnc, .ctx_id = ctx_id, .timeout_ms = timeout_ms,
+		.head.flags = flags, .vnc = vnc, .ctx_id = ctx_id, .timeout_ms = timeout_ms,
 	};
 	int err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &c, sizeof(c));
 
 	if (out)
 		*out = c;
 	return err;
+}
+
+static inline int encd_setup(int fd, __u32 vnc, __u32 ctx_id, __u32 timeout_ms,
+			     struct encd_setup_global_comm *out)
+{
+	return encd_setup_flags(fd, vnc, ctx_id, 0, timeout_ms, out);
 }
 
 /* INIT_REPLICA_GROUPS; @out (may be NULL) gets the answer. */
@@ -232,21 +263,27 @@ static inline __u64 encd_serial(int fd, __u32 vnc, __u32 ctx_id)
 	return encd_get(fd, vnc, ctx_id, &hdr) ? 0 : hdr.serial;
 }
 
+/* Writes @val to the file at @path; returns 0 or the errno. */
+static inline int encd_write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* Writes a run-time module parameter; returns 0 or the errno. */
 static inline int encd_param_set(const char *name, unsigned long long val)
 {
 	char path[128], buf[32];
-	int fd, len, err = 0;
 
 	snprintf(path, sizeof(path), ENCD_PARAMS "%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	len = snprintf(buf, sizeof(buf), "%llu", val);
-	if (write(fd, buf, len) != len)
-		err = errno;
-	close(fd);
-	return err;
+	snprintf(buf, sizeof(buf), "%llu", val);
+	return encd_write_str(path, buf);
 }
 
 /* The host ("tdrv") parameters tests walk, all 0 when the module loads. */
@@ -265,6 +302,235 @@ static inline int encd_host_params_reset(void)
 			return err;
 	}
 	return 0;
+}
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double encd_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits up to @timeout_s for one byte on @fd: 0, or -1 without one. */
+static inline int encd_wait_byte(int fd, double timeout_s)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&p, 1, timeout_s * 1000) == 1 && read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static inline int encd_send_byte(int fd)
+{
+	return write(fd, "x", 1) == 1 ? 0 : -1;
+}
+
+/*
+ * Sends SIGKILL to @pid and reaps it, waiting at most @timeout_s: how long
+ * that took in seconds, or -1 unless it died of that signal in time.
+ */
+static inline double encd_kill_and_reap(pid_t pid, double timeout_s)
+{
+	double t = encd_now();
+	int status;
+	pid_t p;
+
+	if (kill(pid, SIGKILL))
+		return -1;
+	while ((p = waitpid(pid, &status, WNOHANG)) == 0 && encd_now() - t < timeout_s)
+		usleep(1000);
+	if (p != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		return -1;
+	return encd_now() - t;
+}
+
+/*
+ * Whether a TCP socket of this network namespace listens on @port, of any
+ * address, IPv4 or IPv6 (a world's root does, from its SETUP to its end).
+ */
+static inline bool encd_tcp_listening(unsigned int port)
+{
+	static const char *const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	unsigned int local_port, state, i;
+	char line[256];
+	bool found = false;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(tables) && !found; i++) {
+		f = fopen(tables[i], "re");
+		if (!f)
+			continue;
+		while (!found && fgets(line, sizeof(line), f))
+			found = sscanf(line, " %*u: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x",
+				       &local_port, &state) == 2 &&
+				local_port == port && state == 0x0a;
+		fclose(f);
+	}
+	return found;
+}
+
+/*
+ * The ranks of a world as child processes, for the tests that form worlds
+ * through raw ioctls and need each rank's own errno and sentence: a rank
+ * builds its comm on core (vnc) = its rank, context @ctx_id, sets the world
+ * up, reports the outcome on a pipe, then holds its world until the parent
+ * lets all ranks go together (so that no rank leaves while another is still
+ * forming, which would fail that one's world).
+ */
+#define ENCD_RANKS_MAX	8
+
+/* What one rank's child saw. */
+struct encd_rank_result {
+	__u32 rank;
+	int err;			/* of BUILD, else of SETUP: 0 or an errno */
+	__u32 out_flags;		/* SETUP's */
+	__u32 rank_n;			/* SETUP's */
+	double seconds;			/* SETUP took */
+	char msg[256];			/* the kernel's sentence */
+};
+
+/* A world of child ranks being formed. */
+struct encd_world {
+	int n;
+	pid_t pid[ENCD_RANKS_MAX];
+	int results[2];			/* the ranks write, the parent reads */
+	int go[2];			/* the parent closes its end: the ranks exit */
+	bool reported[ENCD_RANKS_MAX];
+	struct encd_rank_result res[ENCD_RANKS_MAX];
+};
+
+/* One rank's child: never returns. */
+static inline void encd_rank_child(struct encd_world *w, __u32 rank, const char *root,
+				   __u32 ctx_id, __u32 setup_flags, __u32 timeout_ms)
+{
+	struct encd_rank_result res = { .rank = rank };
+	struct encd_setup_global_comm s;
+	double t;
+	char c;
+	int fd;
+
+	close(w->results[0]);
+	close(w->go[1]);
+	fd = encd_open();
+	if (fd < 0) {
+		res.err = errno;
+		snprintf(res.msg, sizeof(res.msg), "cannot open %s", ENCD_DEV);
+	} else {
+		res.err = encd_build_root(fd, rank, rank, w->n, ctx_id, root);
+		if (!res.err) {
+			t = encd_now();
+			res.err = encd_setup_flags(fd, rank, ctx_id, setup_flags, timeout_ms, &s);
+			res.seconds = encd_now() - t;
+			res.out_flags = s.out_flags;
+			res.rank_n = s.rank_n;
+		}
+		snprintf(res.msg, sizeof(res.msg), "%s", encd_msg);
+	}
+	if (write(w->results[1], &res, sizeof(res)) != sizeof(res))
+		_exit(3);
+	/* Held until the parent closes its end of the go pipe. */
+	while (read(w->go[0], &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * Starts @n ranks of a world whose root is @root, rank i on core i and
+ * context @ctx_id, with SETUP's @setup_flags and @timeout_ms. Returns 0 or
+ * an errno.
+ */
+static inline int encd_world_start(struct encd_world *w, int n, const char *root, __u32 ctx_id,
+				   __u32 setup_flags, __u32 timeout_ms)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	if (n > ENCD_RANKS_MAX || pipe(w->results) || pipe(w->go))
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		w->pid[i] = fork();
+		if (w->pid[i] < 0)
+			return errno;
+		if (!w->pid[i])
+			encd_rank_child(w, i, root, ctx_id, setup_flags, timeout_ms);
+	}
+	close(w->results[1]);
+	close(w->go[0]);
+	return 0;
+}
+
+/*
+ * Reads every rank's result (into w->res, by rank), waiting at most
+ * @timeout_s in all, and at most @grace_s more once a rank has reported a
+ * failure: the others should hear of it by then. Returns how many arrived.
+ */
+static inline int encd_world_results(struct encd_world *w, double timeout_s, double grace_s)
+{
+	double end = encd_now() + timeout_s;
+	struct encd_rank_result res;
+	struct pollfd p = { .fd = w->results[0], .events = POLLIN };
+	int got = 0, left;
+
+	while (got < w->n) {
+		left = (int)((end - encd_now()) * 1000);
+		if (left <= 0 || poll(&p, 1, left) <= 0)
+			break;
+		if (read(w->results[0], &res, sizeof(res)) != sizeof(res))
+			break;
+		if (res.rank >= (__u32)w->n || w->reported[res.rank])
+			break;
+		w->res[res.rank] = res;
+		w->reported[res.rank] = true;
+		got++;
+		if (res.err && encd_now() + grace_s < end)
+			end = encd_now() + grace_s;
+	}
+	return got;
+}
+
+/*
+ * Kills rank @i, which has not reported, and reaps it: how long that took
+ * in seconds, or -1 if it did not die of the signal within 10 s.
+ */
+static inline double encd_world_kill(struct encd_world *w, int i)
+{
+	double t = encd_kill_and_reap(w->pid[i], 10);
+
+	if (t >= 0)
+		w->pid[i] = 0;
+	return t;
+}
+
+/*
+ * Lets every rank go and reaps them (killing any that is still there after
+ * @timeout_s), but those encd_world_kill() reaped. Returns how many did not
+ * exit with status 0 on their own.
+ */
+static inline int encd_world_end(struct encd_world *w, double timeout_s)
+{
+	double end = encd_now() + timeout_s;
+	int i, status, bad = 0;
+	pid_t p;
+
+	close(w->go[1]);
+	close(w->results[0]);
+	for (i = 0; i < w->n; i++) {
+		if (!w->pid[i])
+			continue;
+		while ((p = waitpid(w->pid[i], &status, WNOHANG)) == 0 && encd_now() < end)
+			usleep(10 * 1000);
+		if (p == 0) {
+			kill(w->pid[i], SIGKILL);
+			waitpid(w->pid[i], &status, 0);
+			bad++;
+		} else if (p < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			bad++;
+		}
+	}
+	return bad;
 }
 
 /*
@@ -366,18 +632,6 @@ struct encd_failnth_walk {
 	int n_seen;
 	char seen[ENCD_FAILNTH_SENTENCES][256];	/* distinct sentences of those */
 };
-
-static inline int encd_write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
 
 /*
  * Makes every allocation a point of one fault attribute and none a point of

@@ -817,18 +817,6 @@ struct netns_ctx {
 	int to_parent[2], to_child[2];
 };
 
-static int wait_byte(int fd)
-{
-	char c;
-
-	return read(fd, &c, 1) == 1 ? 0 : -1;
-}
-
-static int send_byte(int fd)
-{
-	return write(fd, "x", 1) == 1 ? 0 : -1;
-}
-
 /*
  * In a new network namespace: the init namespace's comm is invisible; a comm
  * built here is visible here and its event arrives here.
@@ -871,7 +859,7 @@ static int netns_child(void *arg)
 		return 16;
 	gcomms_free(&gs);
 	/* The parent looks, then lets us go. */
-	if (send_byte(c->to_parent[1]) || wait_byte(c->to_child[0]))
+	if (encd_send_byte(c->to_parent[1]) || encd_wait_byte(c->to_child[0], 30))
 		return 17;
 	/* The parent's new comm is none of this namespace's business. */
 	if (nl_next_event(&events, 300))
@@ -913,7 +901,7 @@ TEST_F(nl, each_netns_sees_and_attaches_to_its_own_comms_only)
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(netns_child(&c));
-	ASSERT_EQ(0, wait_byte(c.to_parent[0]));
+	ASSERT_EQ(0, encd_wait_byte(c.to_parent[0], 30));
 
 	/* The initial namespace sees its own comm only, hears nothing of the child's. */
 	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
@@ -928,7 +916,7 @@ TEST_F(nl, each_netns_sees_and_attaches_to_its_own_comms_only)
 	ASSERT_EQ(0, in_child(other_netns, NULL));
 
 	test_cmd(encd_build(self->fd, 22, 0, 2, 0, NULL));
-	ASSERT_EQ(0, send_byte(c.to_child[1]));
+	ASSERT_EQ(0, encd_send_byte(c.to_child[1]));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status)) {
 		TH_LOG("the namespace's child was killed by signal %d", WTERMSIG(status));
