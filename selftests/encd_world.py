@@ -1,24 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the Python selftests that form worlds through encctl share: finding
-encctl, running it, reading what its ranks say, waiting, and the KTAP
-output of a list of cases. Imported by bootstrap_test.py and
-netlink_world_test.py (not a test itself)."""
+"""What the Python selftests that form worlds share: ranks as `encctl world
+join` processes, timed to the moment each one ends; encctl's JSON; waiting;
+the kernel's memory as /proc/meminfo counts it; network namespaces as hosts;
+and the KTAP output of a list of cases. Imported by bootstrap_test.py,
+netlink_world_test.py, hostile_test.py and peer_faults_test.py (not a test
+itself).
+
+Runs inside the test VM with encd loaded; never on the host.
+"""
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
 ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
 if not BUILD or not os.access(ENCCTL, os.X_OK):
     ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
+# The types of a node's counters in `encctl -j world join`'s output.
 MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
+TMP = tempfile.mkdtemp(prefix="encd-world-")
+SECRET = "a world secret the peer tests share"
+SECRET_FILE = os.path.join(TMP, "secret")
+with open(SECRET_FILE, "w") as _f:
+    _f.write(SECRET + "\n")
 
 
 class Ports:
-    """Loopback ports for roots, one fresh one per call, from @base up."""
+    """Root ports, a fresh one per world (a port in TIME_WAIT is not reused),
+    from @base up."""
 
     def __init__(self, base):
         self.next = base
@@ -28,57 +44,223 @@ class Ports:
         return self.next
 
 
+class Rank:
+    """One rank: `encctl -j world join`, in a network namespace if given.
+    The world's secret is SECRET_FILE's with @secret True, @env_secret
+    through libenc's ENC_WORLD_SECRET, else none.
+    .start and .end are the time.monotonic() at which it was started and
+    its output ended (it exited); .printed when it printed its JSON line;
+    .res that line (the first one: join prints it before --hold), with
+    "rc": its exit status (negative: the signal that killed it). A rank
+    that said ok but did not exit 0 did not succeed."""
+
+    def __init__(self, vnc, gid, n, root, timeout_ms=30000, extra=(), secret=False, netns=None,
+                 program=None, env_secret=None):
+        cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
+               "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
+        if secret:
+            cmd += ["--secret-file", SECRET_FILE]
+        if program:
+            cmd += ["--program", program]
+        cmd += list(extra)
+        if netns:
+            cmd = ["ip", "netns", "exec", netns] + cmd
+        self.gid, self.vnc = gid, vnc
+        env = dict(os.environ)
+        env.pop("ENC_WORLD_SECRET", None)
+        if env_secret:
+            env["ENC_WORLD_SECRET"] = env_secret
+        self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env)
+        self.start = time.monotonic()
+        self.res = None
+        self.printed = None
+        self.end = None
+        self.err = ""
+        self.done = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            if line.startswith("{") and self.res is None:
+                self.res = json.loads(line)
+                self.printed = time.monotonic()
+        self.end = time.monotonic()
+        self.err = self.p.stderr.read()
+        self.p.wait()
+        if self.res is None:
+            self.res = {"ok": False, "error": "no output: %s" % self.err.strip(),
+                        "status": "none", "g_device_id": self.gid}
+        self.res["rc"] = self.p.returncode
+        if self.res["ok"] and self.p.returncode != 0:
+            self.res["ok"] = False
+            self.res["error"] = "said ok, but exited with %d" % self.p.returncode
+        self.done.set()
+
+    def wait(self, timeout=120):
+        if not self.done.wait(timeout):
+            self.kill()
+            self.done.wait(10)
+            self.res = {"ok": False, "error": "still running after %d s" % timeout,
+                        "status": "hung", "g_device_id": self.gid, "rc": None}
+        return self.res
+
+    def wait_printed(self, timeout=120):
+        end = time.monotonic() + timeout
+        while self.printed is None and not self.done.is_set() and time.monotonic() < end:
+            time.sleep(0.05)
+        return self.res
+
+    def kill(self):
+        """SIGKILL; returns the time it was sent."""
+        t = time.monotonic()
+        try:
+            self.p.kill()
+        except OSError:
+            pass
+        return t
+
+    @property
+    def ok(self):
+        return bool(self.res and self.res.get("ok"))
+
+    @property
+    def error(self):
+        return (self.res or {}).get("error") or ""
+
+
+def finish(ranks, timeout=120):
+    return [r.wait(timeout) for r in ranks]
+
+
+def stop(ranks, timeout=30):
+    """Kills what is still running of @ranks and waits for all of them."""
+    for r in ranks:
+        if not r.done.is_set():
+            r.kill()
+    return finish(ranks, timeout)
+
+
 def encctl_json(*args):
-    out = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    return json.loads(out)
+    p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        raise RuntimeError("encctl %s: exit %d: %s" % (" ".join(args), p.returncode,
+                                                        (p.stderr or p.stdout).strip()[:300]))
+    return json.loads(p.stdout)
 
 
-def finish(p, timeout=600):
-    """The last JSON line an `encctl -j world join` printed, with "rc": its
-    exit status (0 or 1 by the result; negative: the signal that killed
-    it). A rank that said ok but did not exit 0 did not succeed."""
-    out, err = p.communicate(timeout=timeout)
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    res = json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err,
-                                               "status": None}
-    res["rc"] = p.returncode
-    if res["ok"] and p.returncode != 0:
-        res["ok"], res["error"] = False, "said ok, but exited with %d" % p.returncode
-    return res
+def world_nodes(netns=None):
+    """{g_device_id: its world node} for every comm `encctl comm show` lists."""
+    args = ["comm", "show"]
+    if netns:
+        p = subprocess.run(["ip", "netns", "exec", netns, ENCCTL, "-j"] + args,
+                           capture_output=True, text=True, timeout=60)
+        comms = json.loads(p.stdout) if p.returncode == 0 else []
+    else:
+        comms = encctl_json(*args)
+    out = {}
+    for c in comms:
+        for n in c.get("nodes", []):
+            if n.get("global"):
+                out[c["g_device_id"]] = n
+    return out
 
 
-def wait_for(pred, timeout=60, step=0.1):
+def node_counter(node, typ, field="tx"):
+    return sum(c[field] for c in node.get("counters", []) if c["type"] == typ)
+
+
+def wait_until(pred, timeout=30.0, step=0.1):
     """The first true value of pred() within @timeout seconds, or None."""
-    end = time.time() + timeout
-    while time.time() < end:
-        value = pred()
-        if value:
-            return value
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
         time.sleep(step)
     return None
 
 
-def reap(procs):
-    """Kills and waits for what a failed case left running."""
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
+def names_rank(text, r):
+    """Whether a sentence names rank r: "rank r (global device r)", or a host
+    "(1 rank r-r)" / "(3 ranks 5-7)" whose ranks include it."""
+    if re.search(r"\brank %d\b(?!-)" % r, text or ""):
+        return True
+    for a, b in re.findall(r"\branks? (\d+)-(\d+)", text or ""):
+        if int(a) <= r <= int(b):
+            return True
+    return False
 
 
-def ktap_main(cases):
-    """Runs (name, fn) cases in order; fn returns (ok, why). KTAP output."""
+def kernel_memory_kib():
+    """Slab + VmallocUsed, in KiB, once what can be freed was (dentries,
+    inodes: the tests' processes come and go; RCU-freed objects)."""
+    subprocess.run(["sync"])
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+    time.sleep(0.5)
+    mi = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            mi[k] = int(v.split()[0])
+    return mi["Slab"] + mi["VmallocUsed"]
+
+
+def sh(*cmd, check=True):
+    p = subprocess.run(list(cmd), capture_output=True, text=True)
+    if check and p.returncode:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), p.stderr.strip()))
+    return p
+
+
+class Netns:
+    """Network namespaces as hosts: each gets a veth to a bridge in the
+    initial namespace and an address 10.98.0.<i>/24 (loopback up too)."""
+
+    def __init__(self, n, prefix="encdh"):
+        self.names = []
+        sh("ip", "link", "add", "encdbr0", "type", "bridge")
+        sh("ip", "link", "set", "encdbr0", "up")
+        for i in range(1, n + 1):
+            name = "%s%d" % (prefix, i)
+            sh("ip", "netns", "add", name)
+            self.names.append(name)
+            sh("ip", "link", "add", "encdv%d" % i, "type", "veth", "peer", "name", "eth0",
+               "netns", name)
+            sh("ip", "link", "set", "encdv%d" % i, "master", "encdbr0", "up")
+            sh("ip", "netns", "exec", name, "ip", "link", "set", "lo", "up")
+            sh("ip", "netns", "exec", name, "ip", "addr", "add", "10.98.0.%d/24" % i, "dev",
+               "eth0")
+            sh("ip", "netns", "exec", name, "ip", "link", "set", "eth0", "up")
+
+    @staticmethod
+    def addr(i):
+        return "10.98.0.%d" % i
+
+    def close(self):
+        for name in self.names:
+            sh("ip", "netns", "del", name, check=False)
+        sh("ip", "link", "del", "encdbr0", check=False)
+
+
+def main(cases):
+    """Runs (name, fn) cases in order as KTAP: fn returns (ok, why); an
+    exception (a test bug or a hang) is a failure, not a crash."""
     print("TAP version 13")
     print("1..%d" % len(cases))
     fails = 0
     for i, (name, fn) in enumerate(cases, 1):
+        t = time.monotonic()
         try:
             ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
+        except Exception as e:
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
             ok, why = False, "%s: %s" % (type(e).__name__, e)
         fails += not ok
-        print("%s %d %s # %s" % ("ok" if ok else "not ok", i, name, str(why).replace("\n", " ")))
+        print("%s %d %s # %s [%.1f s]" % ("ok" if ok else "not ok", i, name,
+                                          str(why).replace("\n", " "), time.monotonic() - t))
         sys.stdout.flush()
     print("# %d passed, %d failed" % (len(cases) - fails, fails))
     return 1 if fails else 0

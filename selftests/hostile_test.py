@@ -20,9 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from worlds import (Ports, Rank, SECRET, finish, kernel_memory_kib, names_rank,  # noqa: E402
-                    sh, wait_until, main, world_nodes)
-import worlds  # noqa: E402
+from encd_world import (TMP, Ports, Rank, SECRET, finish, kernel_memory_kib,  # noqa: E402
+                        names_rank, sh, wait_until, main)
 
 port = Ports(33000)
 KEY = P.world_key(SECRET)
@@ -763,7 +762,7 @@ def whole_world_programs(n, offender, sendrecv):
             g = {"group_id": 0, "rank": r, "rank_n": n, "participants": list(range(n))}
         op = {"op": "all_reduce", "size_n": 2048 if r == offender else 1024, "dtype": 1,
               "group": 0}
-        path = os.path.join(worlds.TMP, "whole-%d-%d-%d.json" % (n, sendrecv, r))
+        path = os.path.join(TMP, "whole-%d-%d-%d.json" % (n, sendrecv, r))
         with open(path, "w") as f:
             json.dump({"replica_groups": [g], "src_target_pairs": [], "ops": [op]}, f)
         paths.append(path)

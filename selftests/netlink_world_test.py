@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 
-from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, Ports, encctl_json, finish,
-                        ktap_main, wait_for)
+from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, Ports, Rank, encctl_json,
+                        finish, main, stop, wait_until)
 
 TMP = tempfile.mkdtemp(prefix="encd-netlink-world-")
 port = Ports(32000)
@@ -41,14 +41,8 @@ def write_program(name, groups, ops=()):
 
 
 def join(vnc, gid, n, root, program=None, hold=0, timeout_ms=30000, extra=()):
-    cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
-           "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
-    if program:
-        cmd += ["--program", program]
-    if hold:
-        cmd += ["--hold", str(hold)]
-    return subprocess.Popen(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    hold_args = ["--hold", str(hold)] if hold else []
+    return Rank(vnc, gid, n, root, timeout_ms, list(extra) + hold_args, program=program)
 
 
 def bootstrapped_comms(want_nodes):
@@ -205,7 +199,8 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
     progs = []
     for r in range(n):
         groups = [
-            # Shares the world's key on stream 0: a pool hit, no new node.
+            # The world's participants on stream 0: a node of its own (the
+            # world's is kept out of the pools).
             {"group_id": 0, "rank": r, "rank_n": n, "participants": list(range(n))},
             {"group_id": 1, "rank": n - 1 - r, "rank_n": n,
              "participants": list(range(n))[::-1], "stream_id": 1},
@@ -215,9 +210,9 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         ops = [{"op": "all_reduce", "size_n": 4096, "dtype": 1, "group": 1}]
         progs.append(write_program("status-r%d.json" % r, groups, ops))
     procs = [join(r, r, n, root, progs[r], hold=8, extra=["--barrier"]) for r in range(n)]
-    comms = wait_for(lambda: bootstrapped_comms(3), timeout=300, step=0.5)
+    comms = wait_until(lambda: bootstrapped_comms(3), timeout=300, step=0.5)
     status = encctl_json("status")
-    res = [finish(p) for p in procs]
+    res = finish(procs)
     if not comms:
         return False, "the world never showed as formed: %s" % [r.get("error") for r in res]
     bad = [r for r in res if not r["ok"]]
@@ -281,7 +276,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     progs = [write_program("formed-r%d.json" % r, [
         {"group_id": 0, "rank": r, "rank_n": 2, "participants": [0, 1], "stream_id": 1}])
         for r in range(2)]
-    res = [finish(p) for p in [join(10 + r, r, 2, root, progs[r]) for r in range(2)]]
+    res = finish([join(10 + r, r, 2, root, progs[r]) for r in range(2)])
     if not all(r["ok"] for r in res):
         return False, "the formed world failed: %s" % [r["error"] for r in res]
     ev = mon.drain()
@@ -306,7 +301,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         ops = [{"op": "all_reduce", "size_n": 2048 if r == offender else 1024, "dtype": 1,
                 "group": 5}]
         progs.append(write_program("mismatch-r%d.json" % r, groups, ops))
-    res = [finish(p) for p in [join(20 + r, r, n, root, progs[r]) for r in range(n)]]
+    res = finish([join(20 + r, r, n, root, progs[r]) for r in range(n)])
     if any(r["ok"] for r in res):
         return False, "a mismatched world formed"
     ev = mon.drain()
@@ -329,7 +324,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         {"group_id": 0, "rank": 0, "rank_n": 2, "participants": [0, 1], "stream_id": 3}])
     prog1 = write_program("failed-r1.json", [])
     procs = [join(30, 0, 2, root, prog0, timeout_ms=5000), join(31, 1, 2, root, prog1)]
-    res = [finish(p) for p in procs]
+    res = finish(procs)
     status = encctl_json("status")
     os.close(holder)
     if res[0]["ok"]:
@@ -369,14 +364,11 @@ def node_dump_of_2080_nodes_is_complete_and_split():
         nodes, parts, intr = node_dump()
         return (nodes, parts, intr) if len(nodes) >= want and \
             all(x["state"] == 6 for x in nodes) else None
-    got = wait_for(all_ready, timeout=400, step=2)
+    got = wait_until(all_ready, timeout=400, step=2)
     nodes, parts, intr = got if got else node_dump()
     # The picture is stable now: read it again and hold it to that.
     again = node_dump() if got else (nodes, parts, intr)
-    for p in procs:
-        p.kill()
-    for p in procs:
-        p.wait()
+    stop(procs)
     if not got:
         return False, "%d of %d nodes ready" % (sum(1 for x in nodes if x["state"] == 6), want)
     nodes, parts, intr = again
@@ -395,4 +387,4 @@ def node_dump_of_2080_nodes_is_complete_and_split():
 
 
 if __name__ == "__main__":
-    sys.exit(ktap_main(results))
+    sys.exit(main(results))

@@ -29,8 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from worlds import (ENCCTL, SECRET, SECRET_FILE, Netns, Ports, Rank, encctl_json,  # noqa: E402
-                    finish, main, names_rank, node_counter, wait_until, world_nodes)
+from encd_world import (SECRET, SECRET_FILE, Netns, Ports, Rank, encctl_json,  # noqa: E402
+                        finish, main, names_rank, node_counter, stop, wait_until,
+                        world_nodes)
 
 port = Ports(35000)
 KEY = P.world_key(SECRET)
@@ -65,10 +66,7 @@ class Scene:
         self.ranks, self.fake, self.relay, self.victim = [], None, None, None
 
     def stop(self):
-        for r in self.ranks:
-            if not r.done.is_set():
-                r.kill()
-        finish(self.ranks, 30)
+        stop(self.ranks)
         if self.fake:
             self.fake.stop()
         if self.relay:
