@@ -20,10 +20,12 @@ VM_TIMEOUT ?= 1800
 # KASAN, lockdep and those scans make the debug lane several times slower.
 VM_DEBUG_TIMEOUT ?= 3600
 # The skips each lane allows; any other skip fails it (run-tests.sh). The
-# fail-nth programs need fault injection (CONFIG_FAULT_INJECTION, FAILSLAB,
-# FAIL_PAGE_ALLOC), which only the debug lane's kernel has: Debian's lanes
-# allow those two to skip, the debug lane allows nothing to.
-VM_ALLOW_SKIP := failnth_test program_failnth_test
+# fail-nth programs need fault injection, which only the debug lane has: its
+# kernel's (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC) for the
+# allocation failures, its module's (ENCD_FAULT_INJECTION=y) for
+# socket_failnth_test's socket and crypto failures. Debian's lanes allow
+# those four to skip, the debug lane allows nothing to.
+VM_ALLOW_SKIP := bootstrap_failnth_test failnth_test program_failnth_test socket_failnth_test
 VM_DEBUG_ALLOW_SKIP :=
 # A KVER given on the command line ("6.12") reaches here as given: the lanes
 # need the installed version's full name.
