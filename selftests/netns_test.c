@@ -87,8 +87,9 @@ static int owner(struct pair *p)
 	struct encd_genl_reply rep;
 	struct enc_program *prog;
 	size_t len;
+	const struct nlmsghdr *ev;
 	void *blob, *map;
-	int fd, ev, formed = 0;
+	int fd, formed = 0;
 
 	CHECK(!encd_genl_open(&nl) && !encd_genl_open(&events) &&
 	      !encd_genl_join_events(&events), "no encd family here");
@@ -117,9 +118,10 @@ static int owner(struct pair *p)
 	/* The world's node and the group's. */
 	CHECK(!encd_genl_dump(&nl, ENCD_NL_CMD_NODE_GET, VNC, &rep) && !rep.err && rep.msgs == 2,
 	      "NODE_GET dump: %d nodes (%d)", rep.msgs, rep.err);
-	CHECK(encd_genl_event(&events, 2000) == ENCD_NL_CMD_GCOMM_ADD_NTF, "no GCOMM_ADD event");
-	while ((ev = encd_genl_event(&events, 500)) >= 0)
-		formed += ev == ENCD_NL_CMD_WORLD_FORMED_NTF;
+	ev = encd_genl_next_event(&events, 2000);
+	CHECK(ev && encd_genl_cmd(ev) == ENCD_NL_CMD_GCOMM_ADD_NTF, "no GCOMM_ADD event");
+	while ((ev = encd_genl_next_event(&events, 500)))
+		formed += encd_genl_cmd(ev) == ENCD_NL_CMD_WORLD_FORMED_NTF;
 	CHECK(formed == 2, "%d WORLD_FORMED events, not 2", formed);
 
 	CHECK(!encd_send_byte(p->to_stranger[1]) && !encd_wait_byte(p->to_owner[0], 30),
@@ -138,8 +140,9 @@ static int stranger(struct pair *p, struct encd_genl *nl, struct encd_genl *even
 	struct encd_prog_header blob = {};
 	const char *not_held = "This file does not hold the global comm of core 5 context 0";
 	const char *other_ns = "Core 5 context 0 has a global comm of another network namespace";
+	const struct nlmsghdr *ev;
 	struct encd_genl_reply rep;
-	int fd, ev;
+	int fd;
 	void *map;
 
 	CHECK(!encd_send_byte(p->to_owner[1]), "the owner");
@@ -179,8 +182,8 @@ static int stranger(struct pair *p, struct encd_genl *nl, struct encd_genl *even
 	      "NODE_GET dump: %d nodes", rep.msgs);
 	CHECK(!encd_genl_dump(nl, ENCD_NL_CMD_NODE_GET, VNC, &rep) && !rep.err && !rep.msgs,
 	      "NODE_GET dump of core 5: %d nodes", rep.msgs);
-	ev = encd_genl_event(events, 300);
-	CHECK(ev < 0, "heard event %d of another namespace's comm", ev);
+	ev = encd_genl_next_event(events, 300);
+	CHECK(!ev, "heard event %d of another namespace's comm", ev ? encd_genl_cmd(ev) : 0);
 
 	close(fd);
 	return encd_send_byte(p->to_owner[1]) ? 1 : 0;
@@ -276,6 +279,7 @@ TEST(a_worlds_sockets_live_in_its_comms_netns)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		pid_t rank1;
+		int status1;
 
 		close(res[0]);
 		close(go[1]);
@@ -289,7 +293,10 @@ TEST(a_worlds_sockets_live_in_its_comms_netns)
 		if (!rank1)
 			_exit(rank_in(-1, 1, res[1], go[0]));
 		status = rank_in(home, 0, res[1], go[0]);
-		waitpid(rank1, NULL, 0);
+		/* Rank 1 reported; it must also have ended well. */
+		if (waitpid(rank1, &status1, 0) != rank1 || !WIFEXITED(status1) ||
+		    WEXITSTATUS(status1))
+			status = status ?: 12;
 		_exit(status);
 	}
 	close(res[1]);
