@@ -11,12 +11,15 @@ Runs inside the test VM with encd loaded; never on the host.
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import traceback
+
+from encd_peer import parse_hostport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
@@ -179,6 +182,19 @@ def wait_until(pred, timeout=30.0, step=0.1):
             return v
         time.sleep(step)
     return None
+
+
+def root_listens(root, timeout=20):
+    """Waits until the root at @root (host:port) listens: a connection that
+    opens (and is closed at once, which the root counts as a stranger that
+    left). True, or None after @timeout seconds."""
+    def try_once():
+        try:
+            socket.create_connection(parse_hostport(root), timeout=1).close()
+            return True
+        except OSError:
+            return False
+    return wait_until(try_once, timeout, 0.05)
 
 
 def names_rank(text, r):

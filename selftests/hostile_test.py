@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (TMP, Ports, Rank, SECRET, finish, kernel_memory_kib,  # noqa: E402
-                        names_rank, sh, wait_until, main)
+                        names_rank, root_listens, sh, wait_until, main)
 
 port = Ports(33000)
 KEY = P.world_key(SECRET)
@@ -37,18 +37,6 @@ def case(fn):
 
 def loopback():
     return "127.0.0.1:%d" % port()
-
-
-def listening(root, timeout=20):
-    """Waits until a root listens: a connection that opens (and is closed
-    at once, which the root counts as a stranger that left)."""
-    def try_once():
-        try:
-            socket.create_connection(P.parse_hostport(root), timeout=1).close()
-            return True
-        except OSError:
-            return False
-    return wait_until(try_once, timeout, 0.05)
 
 
 def errors(ranks):
@@ -90,7 +78,7 @@ def stranger_attempt(root, key):
 def a_process_without_dev_encd_cannot_join_a_loopback_world():
     n, root = 3, loopback()
     ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"]) for r in range(2)]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     # It can only guess the key: the insecure one, a random one.
     for name, key in (("the insecure key", P.world_key(insecure=True)),
@@ -115,7 +103,7 @@ def a_process_without_dev_encd_cannot_join_a_loopback_world():
 def a_wrong_secret_is_refused_and_the_right_one_admits_a_peer():
     n, root = 3, loopback()
     ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"], secret=True) for r in range(2)]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     wrong = P.FakeHost(root, n, [2], P.world_key("not " + SECRET)).start()
     e = wrong.wait(lambda e: e["ev"] in ("uplink_closed", "joined"), 10)
@@ -187,7 +175,7 @@ def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",),
     relayed = n - 1 if relayed is None else relayed
     kernel = [r for r in range(n) if r != relayed] if kernel is None else kernel
     ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret) for r in kernel]
-    if not listening(root):
+    if not root_listens(root):
         return None, ranks, None
     relay = P.Relay(root, hold=hold, tamper=tamper)
     ranks.append(Rank(relayed, relayed, n, relay.addr, DEADLINE_MS, extra, secret))
@@ -287,7 +275,7 @@ def frames_replayed_on_another_link_are_refused():
 def forged_frames_from_strangers_only_close_their_connections():
     n, root = 2, loopback()
     r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"])
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     route = P.route(1, 0, 0, 0)
     forged = {P.REJECT: P.reject_payload(22, 0, "forged"),
@@ -354,7 +342,7 @@ def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
     root = loopback()
     kr = [r for r in range(n) if r not in fake_ranks]
     ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in kr]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     f = P.FakeHost(root, n, fake_ranks, KEY, hold={k: True for k in hold}).start()
     if not f.wait("table", 20):
@@ -443,7 +431,7 @@ def frames_of_another_world_are_refused():
     # second with its own world's token.
     w1 = loopback()
     r1 = Rank(0, 0, 2, w1, DEADLINE_MS, ["--hold", "20"], secret=True)
-    if not listening(w1):
+    if not root_listens(w1):
         return False, "the first root never listened"
     m1 = P.FakeHost(w1, 2, [1], KEY).start()
     if not m1.wait("formed", 20):
@@ -451,7 +439,7 @@ def frames_of_another_world_are_refused():
         return False, "the first world did not form"
     w2 = loopback()
     r2 = Rank(1, 0, 2, w2, DEADLINE_MS, ["--barrier"], secret=True)
-    if not listening(w2):
+    if not root_listens(w2):
         return False, "the second root never listened"
     m2 = P.FakeHost(w2, 2, [1], KEY, hold={"sig": True}).start()
     m2.wait("table", 20)
@@ -475,7 +463,7 @@ def frames_of_another_world_are_refused():
 def memory_world(n_fake):
     root = loopback()
     r0 = Rank(0, 0, n_fake + 1, root, 120000, ["--hold", "120"], secret=True)
-    if not listening(root):
+    if not root_listens(root):
         return None, r0
     f = P.FakeHost(root, n_fake + 1, range(1, n_fake + 1), KEY).start()
     if not f.wait("formed", 30):
@@ -672,7 +660,7 @@ def timed_world(n, flood=None):
     root = loopback()
     extra = ["--force-tcp", "--hold", "3"]
     r0 = Rank(0, 0, n, root, 60000, extra)
-    if not listening(root):
+    if not root_listens(root):
         return None, "the root never listened"
     fl = Flood(root, *flood) if flood else None
     if fl:
