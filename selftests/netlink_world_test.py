@@ -8,6 +8,7 @@ processes, each on its own vnc; what they print is what libenc told them,
 and that is what `encctl status`, `encctl comm show`, `encctl monitor` and a
 raw NODE_GET dump are held to.
 """
+import errno
 import fcntl
 import json
 import os
@@ -141,6 +142,17 @@ def hold_comm(vnc, gid, n, ctx, root, flags=ENCD_GCOMM_CHECK_SIGS):
         os.close(fd)
         raise
     return fd
+
+
+def group_state(nec_dev, stream):
+    """The state of the group node on @stream of the comm on core @nec_dev,
+    context 0, or None."""
+    for c in encctl_json("comm", "show"):
+        if c["nec_dev"] == nec_dev and c["ctx"] == 0:
+            for n in c["nodes"]:
+                if n["stream"] == stream and not n["global"]:
+                    return n["state"]
+    return None
 
 
 def probe_event(vnc):
@@ -315,23 +327,37 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     notes.append("mismatch names rank %d" % offender)
     mon.events = []
 
-    # Failed: rank 1 leaves right after the world forms; rank 0 then
-    # bootstraps a group with it and hears nobody. Rank 0's comm has a
-    # second holder, so that it outlives rank 0 and shows what went wrong.
+    # Failed: rank 1 forms the world and holds it; rank 0 bootstraps a group
+    # with it, and rank 1 leaves while rank 0 waits for its signature. Rank
+    # 0's comm has a second holder, so that it outlives rank 0 and shows
+    # what went wrong.
     root = "127.0.0.1:%d" % port()
     holder = hold_comm(30, 0, 2, 0, root)
     prog0 = write_program("failed-r0.json", [
         {"group_id": 0, "rank": 0, "rank_n": 2, "participants": [0, 1], "stream_id": 3}])
-    prog1 = write_program("failed-r1.json", [])
-    procs = [join(30, 0, 2, root, prog0, timeout_ms=5000), join(31, 1, 2, root, prog1)]
-    res = finish(procs)
+    procs = [join(30, 0, 2, root, prog0, timeout_ms=20000), join(31, 1, 2, root, hold=60)]
+    try:
+        waiting = wait_until(lambda: group_state(30, 3) == "validating", timeout=60, step=0.2)
+        if waiting:
+            procs[1].kill()
+        res = finish(procs)
+    finally:
+        stop(procs)
     status = encctl_json("status")
     os.close(holder)
-    if res[0]["ok"]:
-        return False, "rank 0 formed a group without its peer"
+    if not waiting:
+        return False, "rank 0 never waited for rank 1's signature: %s" % res[0]["error"]
+    left = ("rank 1 (global device 1) left the world: its comm was released or its process "
+            "closed /dev/encd")
+    want = "enc_init_replica_groups: failed to init NCCL comm stream_id:3 group_id:0: %s " \
+        "(ECONNABORTED)" % left
+    if res[0]["ok"] or res[0]["status"] != "NRT_FAILURE" or res[0]["error"] != want:
+        return False, "rank 0: %s: %s; want NRT_FAILURE: %s" % (
+            res[0]["status"], res[0]["error"], want)
     ev = mon.drain()
     failed = [e["node"] for e in ev if e["event"] == "world-failed" and e["node"]["nec_dev"] == 30]
-    if not failed or not failed[0]["error"]["msg"] or not failed[0]["error"]["errno"]:
+    if len(failed) != 1 or failed[0]["error"]["msg"] != left or \
+       failed[0]["error"]["errno"] != errno.ECONNABORTED or failed[0]["stream"] != 3:
         return False, "world-failed events: %s (rank 0: %s)" % (failed, res[0]["error"])
     notes.append("failed: %s" % failed[0]["error"]["msg"])
     shown = [c["error"] for c in status["comms"] if c["nec_dev"] == 30 and c["ctx"] == 0]
