@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every allocation failure of the bootstrap ioctls, one at a time, with the
- * kernel's fail-nth (encd_failnth.h): SETUP_GLOBAL_COMM,
+ * kernel's fail-nth (encd_test.h): SETUP_GLOBAL_COMM,
  * INIT_REPLICA_GROUPS, COMM_BARRIER and NODE_INFO in a world of one rank,
  * and SETUP and INIT_REPLICA_GROUPS of rank 0 in a world of two ranks on
  * loopback (rank 1 in another process, not failed). Each call fails with
@@ -19,8 +19,7 @@
 #include <enc/json.h>
 #include <enc/program.h>
 
-#include "encd_failnth.h"
-#include "encd_ranks.h"
+#include "encd_test.h"
 
 #define VNC		1
 #define CTX		0
@@ -45,32 +44,17 @@ static const char prog_json_2[] =
 
 static int setup(int fd, __u32 vnc, struct encd_setup_global_comm *out)
 {
-	struct encd_setup_global_comm s = { .vnc = vnc, .ctx_id = CTX, .timeout_ms = TIMEOUT_MS };
-	int err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s));
-
-	if (out)
-		*out = s;
-	return err;
+	return encd_setup(fd, vnc, CTX, TIMEOUT_MS, out);
 }
 
 static int init_groups(int fd, __u32 vnc, struct encd_init_replica_groups *out)
 {
-	struct encd_init_replica_groups c = { .vnc = vnc, .ctx_id = CTX, .timeout_ms = TIMEOUT_MS };
-	int err = encd_cmd(fd, ENCD_IOC_INIT_REPLICA_GROUPS, &c, sizeof(c));
-
-	if (out)
-		*out = c;
-	return err;
+	return encd_init_groups(fd, vnc, CTX, TIMEOUT_MS, out);
 }
 
 static int barrier_on(int fd, __u32 vnc, __u32 flags, __u32 group)
 {
-	struct encd_comm_barrier b = {
-		.head.flags = flags, .vnc = vnc, .ctx_id = CTX, .group_id = group,
-		.timeout_ms = TIMEOUT_MS,
-	};
-
-	return encd_cmd(fd, ENCD_IOC_COMM_BARRIER, &b, sizeof(b));
+	return encd_barrier(fd, vnc, CTX, flags, group, TIMEOUT_MS, NULL);
 }
 
 static int barrier(int fd, __u32 flags, __u32 group)
@@ -80,21 +64,12 @@ static int barrier(int fd, __u32 flags, __u32 group)
 
 static int node_info(int fd, __u32 group, struct encd_node_info *ni)
 {
-	memset(ni, 0, sizeof(*ni));
-	ni->vnc = VNC;
-	ni->ctx_id = CTX;
-	ni->group_id = group;
-	return encd_cmd(fd, ENCD_IOC_NODE_INFO, ni, sizeof(*ni));
+	return encd_node_info(fd, VNC, CTX, group, ni);
 }
 
 static int build(int fd, __u32 vnc, __u32 id, __u32 cnt, const char *root)
 {
-	struct encd_global_comm_req r = {
-		.vnc = vnc, .g_device_id = id, .g_device_cnt = cnt, .ctx_id = CTX,
-	};
-
-	snprintf(r.root_comm_id, sizeof(r.root_comm_id), "%s", root);
-	return encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &r, sizeof(r));
+	return encd_build_root(fd, vnc, id, cnt, CTX, root);
 }
 
 /* PROGRAM_LOAD of a JSON program; 0 or an errno (EINVAL: the JSON). */
@@ -245,7 +220,7 @@ TEST_F_TIMEOUT(bfail, comm_barrier_of_a_world_of_one, 300)
 {
 	/* Its slab allocations are certain; it may allocate no page at all. */
 	struct encd_failnth_walk w = {
-		.fault = variant->fault, .min_points = variant->fault == ENCD_FAULT_SLAB,
+		.fault = variant->fault, .none_ok = variant->fault == ENCD_FAULT_PAGE,
 	};
 	int fd, err;
 
@@ -267,7 +242,7 @@ TEST_F_TIMEOUT(bfail, node_info_of_a_world_of_one, 300)
 {
 	/* Its slab allocations are certain; it may allocate no page at all. */
 	struct encd_failnth_walk w = {
-		.fault = variant->fault, .min_points = variant->fault == ENCD_FAULT_SLAB,
+		.fault = variant->fault, .none_ok = variant->fault == ENCD_FAULT_PAGE,
 	};
 	struct encd_node_info ni;
 	int fd, err, g;

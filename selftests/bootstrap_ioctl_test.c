@@ -5,10 +5,6 @@
  * COMM_BARRIER and NODE_INFO, deadlines and signals. Worlds of several ranks
  * are bootstrap_test.sh's.
  */
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
-
 #include <enc/bootstrap.h>
 #include <enc/json.h>
 #include <enc/program.h>
@@ -20,48 +16,27 @@
 
 static int setup(int fd, __u32 timeout_ms, struct encd_setup_global_comm *out)
 {
-	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = CTX, .timeout_ms = timeout_ms };
-	int err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s));
-
-	if (out)
-		*out = s;
-	return err;
+	return encd_setup(fd, VNC, CTX, timeout_ms, out);
 }
 
 static int barrier(int fd, __u32 flags, __u32 group)
 {
-	struct encd_comm_barrier b = {
-		.head.flags = flags, .vnc = VNC, .ctx_id = CTX, .group_id = group,
-	};
-
-	return encd_cmd(fd, ENCD_IOC_COMM_BARRIER, &b, sizeof(b));
+	return encd_barrier(fd, VNC, CTX, flags, group, 0, NULL);
 }
 
 static int node_info(int fd, __u32 group, struct encd_node_info *ni)
 {
-	memset(ni, 0, sizeof(*ni));
-	ni->vnc = VNC;
-	ni->ctx_id = CTX;
-	ni->group_id = group;
-	return encd_cmd(fd, ENCD_IOC_NODE_INFO, ni, sizeof(*ni));
+	return encd_node_info(fd, VNC, CTX, group, ni);
+}
+
+static int init_groups(int fd)
+{
+	return encd_init_groups(fd, VNC, CTX, 0, NULL);
 }
 
 static int build_root(int fd, __u32 id, __u32 cnt, const char *root)
 {
-	struct encd_global_comm_req r = {
-		.vnc = VNC, .g_device_id = id, .g_device_cnt = cnt, .ctx_id = CTX,
-	};
-
-	strncpy(r.root_comm_id, root, sizeof(r.root_comm_id) - 1);
-	return encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &r, sizeof(r));
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return encd_build_root(fd, VNC, id, cnt, CTX, root);
 }
 
 FIXTURE(boot) {
@@ -129,7 +104,6 @@ TEST_F(boot, group_and_local_barriers_pass_in_a_world_of_one)
 
 TEST_F(boot, commands_before_setup_are_enoent)
 {
-	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
 	struct encd_node_info ni;
 
 	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
@@ -138,7 +112,7 @@ TEST_F(boot, commands_before_setup_are_enoent)
 	test_err_prefix(ENOENT, "The global comm of core 1 context 0 has not been set up",
 			node_info(self->fd, ENCD_GROUP_GLOBAL, &ni));
 	test_err_prefix(ENOENT, "The global comm of core 1 context 0 has not been set up",
-			encd_cmd(self->fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)));
+			init_groups(self->fd));
 }
 
 TEST_F(boot, a_group_without_a_comm_is_enoent)
@@ -155,12 +129,9 @@ TEST_F(boot, a_group_without_a_comm_is_enoent)
 
 TEST_F(boot, init_without_a_program_is_enoent)
 {
-	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
-
 	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
 	test_cmd(setup(self->fd, 0, NULL));
-	test_err(ENOENT, "No program is loaded on core 1 context 0",
-		 encd_cmd(self->fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)));
+	test_err(ENOENT, "No program is loaded on core 1 context 0", init_groups(self->fd));
 }
 
 TEST_F(boot, another_file_sees_the_world_but_cannot_use_it)
@@ -238,27 +209,59 @@ TEST_F(boot, unknown_barrier_flags_are_eopnotsupp)
 	test_err(EOPNOTSUPP, NULL, barrier(self->fd, 2, ENCD_GROUP_GLOBAL));
 }
 
+/*
+ * A deadline is kept at both ends: the call neither gives up early nor
+ * overruns. The kernel counts it in jiffies from the call's start, so it may
+ * end up to one jiffy (4 ms at HZ=250, 10 ms at HZ=100) before 500 ms of
+ * CLOCK_MONOTONIC have passed.
+ */
 TEST_F(boot, a_root_alone_times_out_by_its_deadline_naming_the_missing)
 {
-	double t = now_s();
+	double t, took;
 
 	test_cmd(build_root(self->fd, 0, 3, "127.0.0.1:61731"));
+	t = encd_now();
 	test_err(ETIMEDOUT,
 		 "root: 1 of 3 ranks arrived before the wait ended (timed out); missing: 1, 2",
 		 setup(self->fd, 500, NULL));
-	ASSERT_GT(1.5, now_s() - t);
+	took = encd_now() - t;
+	ASSERT_LE(0.49, took);
+	ASSERT_GT(1.5, took);
+}
+
+/* Waits up to 10 s for the comm on (VNC, CTX) to have @holders holders. */
+static bool comm_held(int fd, __u32 holders)
+{
+	struct encd_glb_comm_header hdr;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!encd_get(fd, VNC, CTX, &hdr) && hdr.holders == holders)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
 }
 
 static void on_usr1(int sig)
 {
 }
 
+/* How a child's call ended, sent back through a pipe. */
+struct call_result {
+	int err;
+	double took;
+};
+
 TEST_F(boot, a_signal_ends_the_wait_with_eintr)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct call_result res;
+	int status, p[2];
+	double t;
 	pid_t pid;
-	int status;
 
+	ASSERT_EQ(0, pipe(p));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -267,21 +270,44 @@ TEST_F(boot, a_signal_ends_the_wait_with_eintr)
 		sigaction(SIGUSR1, &sa, NULL);
 		if (build_root(fd, 1, 2, "127.0.0.1:61732"))
 			_exit(2);
-		_exit(setup(fd, 30000, NULL) == EINTR ? 0 : 1);
+		/* A rank whose root never comes: it waits for 30 s unless woken. */
+		t = encd_now();
+		res.err = setup(fd, 30000, NULL);
+		res.took = encd_now() - t;
+		_exit(write(p[1], &res, sizeof(res)) == sizeof(res) ? 0 : 3);
 	}
+	close(p[1]);
+	/*
+	 * The child built its comm, then went into SETUP's wait, which nothing
+	 * but the signal can end before 30 s: a signal that came before the
+	 * wait would leave it waiting the 30 s, and that fails below.
+	 */
+	ASSERT_TRUE(comm_held(self->fd, 1));
 	usleep(500 * 1000);
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
+	t = encd_now();
 	kill(pid, SIGUSR1);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_TRUE(WIFEXITED(status)) {
+		TH_LOG("killed by signal %d", WTERMSIG(status));
+	}
 	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(sizeof(res), read(p[0], &res, sizeof(res)));
+	close(p[0]);
+	ASSERT_EQ(EINTR, res.err);
+	/* It waited until the signal (sent after 0.5 s), then not a moment longer. */
+	ASSERT_LE(0.5, res.took);
+	ASSERT_GT(2.0, encd_now() - t);
 }
 
 TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
 {
 	struct encd_glb_comm_header hdr;
+	int status;
 	double t;
 	pid_t pid;
 
+	ASSERT_FALSE(encd_tcp_listening(61733));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -292,13 +318,31 @@ TEST_F(boot, a_killed_waiter_dies_at_once_and_leaves_nothing)
 		setup(fd, 30000, NULL);
 		_exit(1);
 	}
-	usleep(500 * 1000);
-	t = now_s();
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	ASSERT_GT(1.0, now_s() - t);
-	/* Its comm went with its file. */
-	test_err(ENOENT, NULL, encd_get(self->fd, VNC, CTX, &hdr));
+	/*
+	 * The comm is built (the child's file holds it) and the root waits for
+	 * its second rank (it listens): else the kill below proves nothing.
+	 */
+	ASSERT_TRUE(comm_held(self->fd, 1));
+	test_cmd(encd_get(self->fd, VNC, CTX, &hdr));
+	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
+	for (t = encd_now(); !encd_tcp_listening(61733) && encd_now() - t < 10;)
+		usleep(50 * 1000);
+	ASSERT_TRUE(encd_tcp_listening(61733));
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG));
+
+	t = encd_kill_and_reap(pid, 10);
+	ASSERT_LE(0, t) {
+		TH_LOG("the waiter did not die of SIGKILL within 10 s");
+	}
+	ASSERT_GT(1.0, t);
+	/*
+	 * Its comm went with its file; the root's listener goes with its host,
+	 * which its last rank shuts down in the background.
+	 */
+	test_err(ENOENT, "No global comm on core 1 context 0", encd_get(self->fd, VNC, CTX, &hdr));
+	for (t = encd_now(); encd_tcp_listening(61733) && encd_now() - t < 2;)
+		usleep(20 * 1000);
+	ASSERT_FALSE(encd_tcp_listening(61733));
 }
 
 TEST_F(boot, replica_groups_come_up_from_the_pool_and_bind_only_with_ops)
@@ -341,7 +385,7 @@ TEST_F(boot, replica_groups_come_up_from_the_pool_and_bind_only_with_ops)
 	ASSERT_EQ(0, ni.out_flags);	/* no ops: the comm, not an op target */
 	ASSERT_EQ(NRT_SUCCESS, enc_comm_barrier(VNC, CTX, 2, 0));
 	ASSERT_EQ(NRT_SUCCESS, enc_local_barrier(VNC, CTX, 1, 0));
-	/* Sealed now: signing again is refused as the seed says. */
+	/* Sealed now: signing again is refused, as libnrt refuses it. */
 	ASSERT_EQ(NRT_INVALID, enc_calculate_signature(VNC, CTX, 0, (uint8_t[16]){ 0 }));
 	enc_destroy_gcomm_locks();
 }

@@ -4,32 +4,44 @@
 
 Runs inside the test VM with encd loaded (num_vcores >= 80). KTAP output,
 one result line per case. Each rank is `encctl -j world join` on its own
-vnc; its JSON line says what happened (see tools/encctl/world.c).
+vnc (encd_world.Rank); its JSON line says what happened (see
+tools/encctl/world.c). The ranks of one kernel share a host agent, the root
+host: what they send each other is handed over inside the module.
+
+Where a case kills a rank, or refuses one, it first makes sure the world
+is where the case says (each rank blocked in the call it names, each node
+in the state it names): a kill too early or too late must fail the case,
+not pass it by accident. Failures are held to their exact status, exit
+status and sentence; deadlines to both ends.
 """
 import json
 import os
-import re
+import signal
 import socket
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get("ENCD_BUILD", "")
-ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
-if not BUILD or not os.access(ENCCTL, os.X_OK):
-    ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
-TMP = tempfile.mkdtemp(prefix="encd-bootstrap-")
-MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encd_peer as P  # noqa: E402
+from encd_world import (MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET, TMP, Ports, Rank,  # noqa: E402
+                        encctl_json, finish, main, stop, wait_until)
+
 results = []
-port_next = [31000]
-
-
-def port():
-    port_next[0] += 1
-    return port_next[0]
+port = Ports(31000)
+# One jiffy: the kernel's deadlines are counted in them from the call's start.
+JIFFY_S = 0.01
+# ioctl(2) on x86_64, and the two calls a rank waits in: _IO(0xE5, 0x89)
+# and _IO(0xE5, 0x8a), as uapi/linux/encd.h numbers them.
+SYS_IOCTL = 16
+IOC_SETUP, IOC_INIT_GROUPS = 0xE589, 0xE58A
+ROOT_GAVE_UP = ("enc_setup_global_comm: root: %d of %d ranks arrived before the wait ended "
+                "(timed out); missing: %s (ETIMEDOUT)")
+LEFT = ("rank %d (global device %d) left the world: its comm was released or its process "
+        "closed /dev/encd")
+NOT_THE_SECRET = ("enc_setup_global_comm: the root at %s does not hold the world secret of "
+                  "this rank: every rank of a world needs the same secret (or, on loopback, "
+                  "none) (EACCES)")
 
 
 def case(name):
@@ -39,29 +51,40 @@ def case(name):
     return wrap
 
 
-def join_cmd(vnc, gid, n, root, timeout_ms=20000, program=None, extra=()):
-    cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
-           "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
-    if program:
-        cmd += ["--program", program]
-    return cmd + list(extra)
+def failed_as(r, status, error):
+    """Whether rank result @r failed with exactly @status, exit status 1 and
+    the sentence @error; else why not."""
+    if r["ok"] or r["rc"] != 1 or r["status"] != status or r["error"] != error:
+        return "rank %s: ok %s, exit %s, %s: %s; want %s: %s" % (
+            r.get("g_device_id"), r["ok"], r["rc"], r["status"], r["error"], status, error)
+    return None
 
 
-def start(cmd, secret=None):
-    env = dict(os.environ)
-    env.pop("ENC_WORLD_SECRET", None)
-    if secret:
-        env["ENC_WORLD_SECRET"] = secret
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env)
+def waits_in(rank, ioc):
+    """Whether @rank's process is blocked in ioctl(2) with command @ioc on
+    /dev/encd (its /proc/PID/syscall: the number and arguments of the
+    system call it is in)."""
+    try:
+        with open("/proc/%d/syscall" % rank.p.pid) as f:
+            fields = f.read().split()
+        if int(fields[0]) != SYS_IOCTL or int(fields[2], 16) != ioc:
+            return False
+        return os.readlink("/proc/%d/fd/%d" % (rank.p.pid, int(fields[1], 16))) == "/dev/encd"
+    except (OSError, ValueError, IndexError):
+        return False
 
 
-def finish(p, timeout=300):
-    out, err = p.communicate(timeout=timeout)
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    res = json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err}
-    res["rc"] = p.returncode
-    return res
+def all_wait_in(ranks, ioc, timeout=30):
+    """Whether every one of @ranks is, and stays for 0.3 s, blocked in @ioc:
+    a rank found there twice is past what the call does before it waits
+    (a SETUP has registered its rank, an INIT_REPLICA_GROUPS started its
+    group's bootstrap)."""
+    def now():
+        return all(waits_in(r, ioc) for r in ranks)
+    if not wait_until(now, timeout, 0.05):
+        return False
+    time.sleep(0.3)
+    return now()
 
 
 def world_programs(n, offender=None, vary_stream=True):
@@ -111,13 +134,24 @@ def world_programs(n, offender=None, vary_stream=True):
     return paths
 
 
+def pool_counts(path):
+    """(new, hits) that INIT_REPLICA_GROUPS must count for the program at
+    @path: a group whose bootstrap participants on its stream an earlier
+    group already had is a pool hit. The world's own comm is kept out of
+    the pools, so a group of the world's ranks in order is not one."""
+    with open(path) as f:
+        groups = json.load(f)["replica_groups"]
+    keys = [(g.get("stream_id", 0), tuple(g["participants"])) for g in groups]
+    return len(set(keys)), len(keys) - len(set(keys))
+
+
 def run_world(n, programs=None, extra=("--barrier",), timeout_ms=None, vnc_base=0):
     root = "127.0.0.1:%d" % port()
     # Slow lanes (KASAN under TCG) need time to start 64 processes.
     timeout_ms = timeout_ms or 30000 + 1500 * n
-    procs = [start(join_cmd(vnc_base + r, r, n, root, timeout_ms,
-                            programs[r] if programs else None, extra)) for r in range(n)]
-    return [finish(p) for p in procs]
+    ranks = [Rank(vnc_base + r, r, n, root, timeout_ms,
+                  extra, program=programs[r] if programs else None) for r in range(n)]
+    return finish(ranks, timeout_ms / 1000 + 60)
 
 
 def check_counters(res, n):
@@ -139,23 +173,24 @@ def check_counters(res, n):
 def world_case(n):
     def fn():
         progs = world_programs(n)
-        t = time.time()
+        t = time.monotonic()
         res = run_world(n, progs)
         bad = [r for r in res if not r["ok"] or r["rc"]]
         if bad:
             return False, "rank %s: %s" % (bad[0].get("g_device_id"), bad[0].get("error"))
-        # Groups 0 and 1 have the world's participants on stream 0: the
-        # world's own comm stays out of the pools, so group 0 bootstraps (and
-        # validates) a node and group 1 finds it.
-        for r in res:
-            if r["rank_n"] != n or r["groups"]["hits"] < 1:
-                return False, "rank %d: rank_n %d, pool hits %d" % (
-                    r["rank"], r["rank_n"], r["groups"]["hits"])
+        # Groups 0 and 1 have the world's participants on stream 0: group 0
+        # bootstraps (and validates) a node of its own and group 1 finds it.
+        for r, path in zip(res, progs):
+            want = pool_counts(path)
+            got = (r["groups"]["new"], r["groups"]["hits"])
+            if r["rank_n"] != n or got != want:
+                return False, "rank %d: rank_n %d, %d new comms and %d pool hits, want %s" % (
+                    r["rank"], r["rank_n"], got[0], got[1], want)
         ok, why = check_counters(res, n)
         if not ok:
             return False, why
-        return True, "%d ranks in %.1f s, %d new comms and %d pool hits per rank" % (
-            n, time.time() - t, res[0]["groups"]["new"], res[0]["groups"]["hits"])
+        return True, "%d ranks in %.1f s, %d new comms and %d pool hits on rank 0" % (
+            n, time.monotonic() - t, res[0]["groups"]["new"], res[0]["groups"]["hits"])
     return fn
 
 
@@ -206,155 +241,254 @@ def _():
     n, root = 4, "127.0.0.1:%d" % port()
     # The root's deadline comes well before the others': it times out,
     # naming the missing rank, and leaves; a rank that leaves fails its
-    # world for everyone, so the others then fail at once naming it (or,
-    # should their own deadline come first, time out).
+    # world for everyone, so the others then fail at once, naming it, long
+    # before their own deadline.
     deadlines = [1500, 4000, 4000]
-    t = time.time()
-    procs = [start(join_cmd(r, r, n, root, deadlines[r])) for r in range(n - 1)]
-    res = [finish(p) for p in procs]
-    took = time.time() - t
-    r0 = res[0]
-    if r0["ok"] or r0["status"] != "NRT_TIMEOUT" or "missing: 3" not in (r0["error"] or ""):
-        return False, "the root: %s %s" % (r0["status"], r0["error"])
+    ranks = [Rank(r, r, n, root, deadlines[r]) for r in range(n - 1)]
+    res = finish(ranks)
+    bad = failed_as(res[0], "NRT_TIMEOUT", ROOT_GAVE_UP % (3, 4, "3"))
     for r in res[1:]:
-        if r["ok"] or not (r["status"] == "NRT_TIMEOUT" or
-                           (r["status"] == "NRT_FAILURE" and "rank 0 (global device 0) left the world"
-                            in (r["error"] or ""))):
-            return False, "rank %d: %s %s" % (r["g_device_id"], r["status"], r["error"])
-    # Each setup call, timed by itself, ends at its deadline (the root's)
-    # or before (the others'), never more than 1 s after it.
-    root_s = r0["phases"]["setup"] / 1e6
-    if not 1.5 <= root_s <= 1.5 + 1.0:
-        return False, "the root's setup took %.1f s for a deadline of 1.5 s" % root_s
-    slowest = max(r["phases"]["setup"] for r in res) / 1e6
-    if slowest > 4.0 + 1.0:
-        return False, "a setup call took %.1f s" % slowest
-    return True, "%.1f s (root %.1f s, slowest call %.1f s); root: %s" % (
-        took, root_s, slowest, r0["error"])
+        bad = bad or failed_as(r, "NRT_FAILURE", "enc_setup_global_comm: %s (ECONNABORTED)" % (
+            LEFT % (0, 0)))
+    if bad:
+        return False, bad
+    # The root's setup call, timed by itself, ends at its deadline, not
+    # before it and not more than 1 s after it; the others end once it
+    # could have gone (not before its deadline), within 1 s of it.
+    root_s = res[0]["phases"]["setup"] / 1e6
+    if not 1.5 - JIFFY_S <= root_s <= 1.5 + 1.0:
+        return False, "the root's setup took %.2f s for a deadline of 1.5 s" % root_s
+    for r in ranks[1:]:
+        if not ranks[0].start + 1.5 - JIFFY_S <= r.end <= ranks[0].end + 1.0:
+            return False, "rank %d ended %.2f s after the root started, the root %.2f s" % (
+                r.gid, r.end - ranks[0].start, ranks[0].end - ranks[0].start)
+    return True, "root %.2f s, the others %s s after it; root: %s" % (
+        root_s, ["%.2f" % (r.end - ranks[0].end) for r in ranks[1:]], res[0]["error"])
 
 
 @case("unreachable_root_times_out")
 def _():
-    t = time.time()
-    r = finish(start(join_cmd(1, 1, 2, "127.0.0.1:%d" % port(), 2000)))
-    took = time.time() - t
-    return (not r["ok"] and r["status"] == "NRT_TIMEOUT" and took < 4.0,
-            "%s in %.1f s: %s" % (r["status"], took, r["error"]))
+    root = "127.0.0.1:%d" % port()
+    rank = Rank(1, 1, 2, root, 2000)
+    r = rank.wait()
+    bad = failed_as(r, "NRT_TIMEOUT", "enc_setup_global_comm: rank 1: no table of the world "
+                    "from the root at %s: timed out (ETIMEDOUT)" % root)
+    if bad:
+        return False, bad
+    setup = r["phases"]["setup"] / 1e6
+    # Not before the deadline, and not much after it.
+    if not 2.0 - JIFFY_S <= setup <= 2.0 + 1.0 or rank.end - rank.start > 4.0:
+        return False, "setup took %.2f s (%.1f s in all)" % (setup, rank.end - rank.start)
+    return True, "%s in %.2f s: %s" % (r["status"], setup, r["error"])
 
 
-def frame(magic=0x454E4342, version=1, typ=0, tag=0, payload=b""):
-    return struct.pack(">IHHII", magic, version, typ, tag, len(payload)) + payload
+def closed_by_peer(s, end):
+    """When (time.monotonic()) socket @s was seen closed by the other end,
+    whatever it sent before, or None if it was still open at @end."""
+    try:
+        while True:
+            s.settimeout(max(0.001, end - time.monotonic()))
+            if not s.recv(4096):
+                return time.monotonic()
+    except ConnectionResetError:
+        return time.monotonic()
+    except OSError:
+        return None
 
 
 @case("garbage_wrong_magic_version_size_and_silence_are_turned_away")
 def _():
     n, p = 3, port()
     root = "127.0.0.1:%d" % p
-    r0 = start(join_cmd(0, 0, n, root, 20000, extra=("--barrier",)))
-    socks = []
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", p), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    for data in (b"GET / HTTP/1.0\r\n\r\n" * 4, frame(magic=0xdeadbeef),
-                 frame(version=9), frame(typ=0, payload=b"x" * 3),
-                 struct.pack(">IHHII", 0x454E4342, 1, 0, 0, 0x7fffffff), b""):
-        s = socket.create_connection(("127.0.0.1", p), timeout=2)
-        if data:
-            s.sendall(data)
-        socks.append(s)
-    others = [start(join_cmd(r, r, n, root, 20000, extra=("--barrier",))) for r in range(1, n)]
-    res = [finish(r0)] + [finish(q) for q in others]
-    for s in socks:
-        s.close()
+    ranks = [Rank(0, 0, n, root, 20000, ("--barrier",))]
+    try:
+        if not all_wait_in(ranks, IOC_SETUP):
+            return False, "the root never waited in SETUP: %s" % ranks[0].error
+        # A HELLO's payload is right: what goes around it is not.
+        hello = struct.pack(">I", P.CONTROL) + os.urandom(P.NONCE_LEN)
+        junk = {
+            "http": b"GET / HTTP/1.0\r\n\r\n" * 4,
+            "magic": P.header(P.HELLO, len(hello), magic=0xDEADBEEF) + hello,
+            "version": P.header(P.HELLO, len(hello), version=9) + hello,
+            "flags": P.header(P.HELLO, len(hello), flags=1) + hello,
+            "size": P.header(P.HELLO, 3) + b"xyz",
+            "huge": P.header(P.HELLO, 0x7FFFFFFF),
+            "type": P.header(P.JOIN, len(hello)) + hello,
+            "silence": b"",
+        }
+        socks, sent = {}, {}
+        for what, data in junk.items():
+            s = socket.create_connection(("127.0.0.1", p), timeout=2)
+            sent[what] = time.monotonic()
+            if data:
+                s.sendall(data)
+            socks[what] = s
+        # While the root still waits: each connection is closed, the junk at
+        # once, the silent one once its 2 s to say HELLO are over.
+        late = []
+        for what, s in socks.items():
+            end = sent[what] + (P.HANDSHAKE_S + 1.5 if what == "silence" else 1.0)
+            closed = closed_by_peer(s, end)
+            s.close()
+            if closed is None or (what == "silence" and
+                                  closed < sent[what] + P.HANDSHAKE_S - JIFFY_S):
+                late.append("%s: %s" % (what, "open" if closed is None else
+                                        "closed after %.2f s" % (closed - sent[what])))
+        if late or ranks[0].done.is_set():
+            return False, "%s; the root: %s" % (late, ranks[0].res)
+        ranks += [Rank(r, r, n, root, 20000, ("--barrier",)) for r in range(1, n)]
+        res = finish(ranks)
+    finally:
+        stop(ranks)
     bad = [r for r in res if not r["ok"]]
-    return not bad, [r["error"] for r in bad] if bad else "world formed"
+    return not bad, [r["error"] for r in bad] if bad else "%d turned away, world formed" % (
+        len(junk))
 
 
 @case("duplicate_g_device_id_is_refused_by_name")
 def _():
     n, root = 3, "127.0.0.1:%d" % port()
-    # Both ones arrive before the world is complete: the second is refused.
-    procs = [start(join_cmd(r, r, n, root, 20000)) for r in range(n - 1)]
-    time.sleep(0.3)
-    dup = start(join_cmd(10, 1, n, root, 20000))
-    time.sleep(0.5)
-    procs.append(start(join_cmd(n - 1, n - 1, n, root, 20000)))
-    res = [finish(p) for p in procs] + [finish(dup)]
-    ok = [r for r in res if r["ok"]]
+    ranks = [Rank(r, r, n, root, 20000) for r in range(n - 1)]
+    try:
+        # Ranks 0 and 1 registered and wait for rank 2: the second rank 1
+        # comes while the world forms, and is refused alone.
+        if not all_wait_in(ranks, IOC_SETUP):
+            return False, "ranks 0 and 1 never waited in SETUP: %s" % [r.error for r in ranks]
+        dup = Rank(10, 1, n, root, 20000)
+        bad = failed_as(dup.wait(), "NRT_INVALID", "enc_setup_global_comm: rank 1: a second "
+                        "rank with global device id 1 on this host (EINVAL)")
+        if bad:
+            return False, bad
+        if not all_wait_in(ranks, IOC_SETUP, 1):
+            return False, "the refusal ended another rank's wait: %s" % [r.res for r in ranks]
+        ranks.append(Rank(n - 1, n - 1, n, root, 20000))
+        res = finish(ranks)
+    finally:
+        stop(ranks)
     bad = [r for r in res if not r["ok"]]
-    if len(ok) != n or len(bad) != 1:
-        return False, "%d ok, errors: %s" % (len(ok), [r["error"] for r in bad])
-    e = bad[0]["error"]
-    return "second rank with global device id 1" in e and bad[0]["status"] == "NRT_INVALID", e
+    return not bad, bad[0]["error"] if bad else dup.error
 
 
 @case("wrong_world_size_is_refused_by_name")
 def _():
     n, root = 3, "127.0.0.1:%d" % port()
-    r0 = start(join_cmd(0, 0, n, root, 20000))
-    time.sleep(0.3)
-    wrong = finish(start(join_cmd(11, 1, n + 1, root, 20000)))
-    rest = [start(join_cmd(r, r, n, root, 20000)) for r in range(1, n)]
-    res = [finish(r0)] + [finish(p) for p in rest]
-    if not all(r["ok"] for r in res):
-        return False, [r["error"] for r in res if not r["ok"]][0]
-    e = wrong["error"] or ""
-    return (not wrong["ok"] and "rank 1 asked for a world of 4 ranks" in e), e
+    ranks = [Rank(0, 0, n, root, 20000)]
+    try:
+        if not all_wait_in(ranks, IOC_SETUP):
+            return False, "the root never waited in SETUP: %s" % ranks[0].error
+        # Another world size is another world's host agent: it joins the
+        # root over TCP, and the root refuses its rank.
+        wrong = Rank(11, 1, n + 1, root, 20000)
+        bad = failed_as(wrong.wait(), "NRT_INVALID", "enc_setup_global_comm: rank 1: the root "
+                        "refused it: rank 1 asked for a world of 4 ranks, the root's has 3 "
+                        "(EINVAL)")
+        if bad:
+            return False, bad
+        if not all_wait_in(ranks, IOC_SETUP, 1):
+            return False, "the refusal ended the root's wait: %s" % ranks[0].res
+        ranks += [Rank(r, r, n, root, 20000) for r in range(1, n)]
+        res = finish(ranks)
+    finally:
+        stop(ranks)
+    bad = [r for r in res if not r["ok"]]
+    return not bad, bad[0]["error"] if bad else wrong.error
 
 
-@case("killed_rank_during_rendezvous_fails_the_others_by_the_deadline")
+def killed_and_the_others(victim, others, call, sentence, status, t_kill):
+    """Why the kill of @victim or what @others did after it is wrong (each
+    must fail with @status and @sentence, from @call, within 1 s of the
+    kill and not before it), or None."""
+    v = victim.wait()
+    if v["rc"] != -signal.SIGKILL:
+        return "rank %d was not killed: exit %s, %s" % (victim.gid, v["rc"], v["error"])
+    for r in others:
+        bad = failed_as(r.wait(), status, "%s: %s" % (call, sentence))
+        if bad:
+            return bad
+        if not t_kill <= r.end <= t_kill + 1.0:
+            return "rank %d ended %.2f s after the kill" % (r.gid, r.end - t_kill)
+    return None
+
+
+@case("killed_rank_during_rendezvous_fails_the_others_at_once_naming_it")
 def _():
     n, root = 4, "127.0.0.1:%d" % port()
-    procs = [start(join_cmd(r, r, n, root, 3000)) for r in range(n - 1)]
-    time.sleep(0.5)
-    procs[2].kill()
-    t = time.time()
-    res = [finish(p) for i, p in enumerate(procs) if i != 2]
-    procs[2].wait()
-    took = time.time() - t
-    return (all(not r["ok"] for r in res) and took < 5.0,
-            "%.1f s: %s" % (took, [r["status"] for r in res]))
+    ranks = [Rank(r, r, n, root, 20000) for r in range(n - 1)]
+    try:
+        # Ranks 0 to 2 registered and wait for rank 3, which never comes.
+        if not all_wait_in(ranks, IOC_SETUP):
+            return False, "ranks 0 to 2 never waited in SETUP: %s" % [r.error for r in ranks]
+        t_kill = ranks[2].kill()
+        bad = killed_and_the_others(ranks[2], ranks[:2], "enc_setup_global_comm",
+                                    LEFT % (2, 2) + " (ECONNABORTED)", "NRT_FAILURE", t_kill)
+    finally:
+        stop(ranks)
+    if bad:
+        return False, bad
+    return True, "%.2f s after the kill: %s" % (
+        max(r.end for r in ranks[:2]) - t_kill, ranks[0].error)
 
 
-@case("killed_rank_during_group_bootstrap_fails_the_others_fast")
+def group_nodes(root, stream):
+    """{g_device_id: state} of the group nodes (the world's own left out) on
+    @stream of the world at @root."""
+    return {c["g_device_id"]: n["state"] for c in encctl_json("comm", "show")
+            if c["root_comm_id"] == root for n in c["nodes"]
+            if n["stream"] == stream and not n["global"]}
+
+
+@case("killed_rank_during_group_bootstrap_fails_the_others_at_once_naming_it")
 def _():
     n = 4
     progs = world_programs(n)
     root = "127.0.0.1:%d" % port()
     # Rank 3 forms the world but never brings its groups up; it holds.
-    procs = [start(join_cmd(r, r, n, root, 6000, progs[r])) for r in range(n - 1)]
-    victim = start(join_cmd(n - 1, n - 1, n, root, 6000, None, ("--hold", "60")))
-    time.sleep(3)
-    victim.kill()
-    t = time.time()
-    res = [finish(p) for p in procs]
-    victim.wait()
-    took = time.time() - t
-    bad = [r for r in res if r["ok"]]
-    # Who was linked to it sees the drop at once; who was not, the deadline.
-    return (not bad and took < 6.0 + 1.5,
-            "%.1f s after the kill: %s" % (took, [r["error"] for r in res][:1]))
+    ranks = [Rank(r, r, n, root, 20000, program=progs[r]) for r in range(n - 1)]
+    victim = Rank(n - 1, n - 1, n, root, 20000, ("--hold", "60"))
+    try:
+        formed = victim.wait_printed(60)
+        if not formed or not formed.get("ok"):
+            return False, "rank 3 did not join: %s" % formed
+        # Group 0, the first of each program, needs rank 3: ranks 0 and 1
+        # wait for their tree children's signatures (1 for 3's), rank 2,
+        # a leaf, for the unique id.
+        waiting = {0: "validating", 1: "validating", 2: "broadcasting"}
+        if not wait_until(lambda: group_nodes(root, 0) == waiting, 30, 0.2) or \
+           not all_wait_in(ranks, IOC_INIT_GROUPS):
+            return False, "ranks 0 to 2 never all waited in group 0: %s" % (
+                group_nodes(root, 0))
+        t_kill = victim.kill()
+        bad = killed_and_the_others(
+            victim, ranks, "enc_init_replica_groups",
+            "failed to init NCCL comm stream_id:0 group_id:0: %s (ECONNABORTED)" % (
+                LEFT % (3, 3)), "NRT_FAILURE", t_kill)
+    finally:
+        stop(ranks + [victim])
+    if bad:
+        return False, bad
+    return True, "%.2f s after the kill: %s" % (max(r.end for r in ranks) - t_kill,
+                                                ranks[0].error)
 
 
 @case("world_secret_admits_its_ranks_and_refuses_others_by_name")
 def _():
-    n, root, key = 3, "127.0.0.1:%d" % port(), "correct horse battery staple"
-    procs = [start(join_cmd(0, 0, n, root, 20000, extra=("--barrier",)), key)]
-    time.sleep(0.3)
-    nokey = finish(start(join_cmd(20, 1, n, root, 20000)))
-    badkey = finish(start(join_cmd(21, 1, n, root, 20000), "wrong"))
-    procs += [start(join_cmd(r, r, n, root, 20000, extra=("--barrier",)), key)
-              for r in range(1, n)]
-    res = [finish(p) for p in procs]
-    if not all(r["ok"] for r in res):
-        return False, [r["error"] for r in res if not r["ok"]]
-    for r in (nokey, badkey):
-        if r["ok"] or "does not hold the world secret" not in (r["error"] or ""):
-            return False, "a rank without the secret: %s" % r["error"]
-    return True, nokey["error"]
+    n, root = 3, "127.0.0.1:%d" % port()
+    # Rank 0 has the secret from ENC_WORLD_SECRET, the others from a file.
+    ranks = [Rank(0, 0, n, root, 20000, ("--barrier",), env_secret=SECRET)]
+    try:
+        if not all_wait_in(ranks, IOC_SETUP):
+            return False, "the root never waited in SETUP: %s" % ranks[0].error
+        strangers = [Rank(20, 1, n, root, 20000), Rank(21, 1, n, root, 20000, env_secret="wrong")]
+        for r in strangers:
+            bad = failed_as(r.wait(), "NRT_FAILURE", NOT_THE_SECRET % root)
+            if bad:
+                return False, bad
+        ranks += [Rank(r, r, n, root, 20000, ("--barrier",), secret=True) for r in range(1, n)]
+        res = finish(ranks)
+    finally:
+        stop(ranks)
+    bad = [r for r in res if not r["ok"]]
+    return not bad, [r["error"] for r in bad] if bad else strangers[0].error
 
 
 @case("rank_that_connects_to_itself_retries_until_the_root_is_up")
@@ -363,16 +497,19 @@ def _():
     # a root that is not up yet picks that port as its source and connects to
     # itself (TCP simultaneous open); it must see through it.
     path = "/proc/sys/net/ipv4/ip_local_port_range"
-    orig = open(path).read()
+    with open(path) as f:
+        orig = f.read()
+    ranks = []
     try:
         with open(path, "w") as f:
             f.write("41000 41003")
         root = "127.0.0.1:41000"
-        r1 = start(join_cmd(1, 1, 2, root, 15000))
+        ranks.append(Rank(1, 1, 2, root, 15000))
         time.sleep(1.5)
-        r0 = start(join_cmd(0, 0, 2, root, 15000))
-        res = [finish(r0), finish(r1)]
+        ranks.insert(0, Rank(0, 0, 2, root, 15000))
+        res = finish(ranks)
     finally:
+        stop(ranks)
         with open(path, "w") as f:
             f.write(orig)
     bad = [r["error"] for r in res if not r["ok"]]
@@ -383,8 +520,7 @@ def _():
 def _():
     out = []
     for root in ("[::1]:%d" % port(), "localhost:%d" % port()):
-        procs = [start(join_cmd(r, r, 3, root, 20000, extra=("--barrier",))) for r in range(3)]
-        res = [finish(p) for p in procs]
+        res = finish([Rank(r, r, 3, root, 20000, ("--barrier",)) for r in range(3)])
         bad = [r["error"] for r in res if not r["ok"]]
         if bad:
             return False, "%s: %s" % (root, bad)
@@ -399,22 +535,6 @@ def _():
     return not bad, bad[0]["error"] if bad else "ok"
 
 
-def main():
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    fails = 0
-    for i, (name, fn) in enumerate(results, 1):
-        try:
-            ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        fails += not ok
-        print("%s %d %s # %s" % ("ok" if ok else "not ok", i, name, str(why).replace("\n", " ")))
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (len(results) - fails, fails))
-    return 1 if fails else 0
-
-
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--programs":
         # Writes the per-rank programs of a world of N ranks to DIR (for
@@ -422,4 +542,4 @@ if __name__ == "__main__":
         for r, path in enumerate(world_programs(int(sys.argv[2]))):
             os.replace(path, os.path.join(sys.argv[3], "rank%d.json" % r))
         sys.exit(0)
-    sys.exit(main())
+    sys.exit(main(results))

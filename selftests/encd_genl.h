@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A small raw client of the "encd" generic netlink family, for the tests
- * that only count what a request brings back (netns_test) or send whatever
- * they like (fuzz_test): open and resolve the family, send a request with
- * any header and attributes, read every answer to it, join the events
- * group and wait for an event.
+ * A small raw client of the "encd" generic netlink family, the one the
+ * tests share: open a socket and resolve the family, build a request (any
+ * header, any attributes), read every answer to it (each data message to a
+ * callback, the ack's error and extended ack), join the events group and
+ * wait for an event. netlink_test holds the family to its specification
+ * with it, netns_test counts what a request brings back in another
+ * namespace, and fuzz_test sends whatever it likes.
  */
 #ifndef _ENCD_GENL_H
 #define _ENCD_GENL_H
@@ -13,6 +15,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -20,23 +23,62 @@
 #include <linux/netlink.h>
 #include <linux/encd.h>
 
-#define ENCD_GENL_BUF	(1 << 16)
+#define ENCD_GENL_BUF		(1 << 16)
+/* How long an answer may take to come: far more than the kernel needs. */
+#define ENCD_GENL_TIMEOUT_MS	30000
 
 struct encd_genl {
 	int fd;
 	uint16_t family;
 	uint32_t events;	/* the events group's id */
-	uint32_t seq;
+	uint32_t seq;		/* of the last request */
+	size_t recv_len;	/* bytes each recv() of an answer asks for; 0: all of buf */
 	char buf[ENCD_GENL_BUF];
 };
 
-/* What the answers to one request were. */
+/* What the kernel said about the last request. */
 struct encd_genl_reply {
 	int err;		/* the ack's error, 0 or a negative errno */
+	char msg[256];		/* NLMSGERR_ATTR_MSG */
+	uint32_t offs;		/* NLMSGERR_ATTR_OFFS, 0 if none */
+	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
+	int parts;		/* recv() calls that brought data messages */
 	int msgs;		/* data messages */
 	int first_cmd;		/* the genl command of the first one, -1 if none */
+	bool intr;		/* some message had NLM_F_DUMP_INTR */
 };
 
+/* A request being built. */
+struct encd_genl_req {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char attrs[4096];
+};
+
+typedef void (*encd_genl_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* Attributes */
+
+#define ENCD_NLA_OK(a, rem)						\
+	((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
+	 (a)->nla_len <= (rem))
+#define ENCD_NLA_NEXT(a, rem)						\
+	((rem) -= NLA_ALIGN((a)->nla_len),				\
+	 (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
+#define encd_nla_for_each(a, head, len, rem)				\
+	for ((a) = (head), (rem) = (len); ENCD_NLA_OK(a, rem); (a) = ENCD_NLA_NEXT(a, rem))
+
+static inline void *encd_nla_data(const struct nlattr *a)
+{
+	return (char *)a + NLA_HDRLEN;
+}
+
+static inline int encd_nla_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+/* Writes an attribute at @at; returns where the next one goes. */
 static inline struct nlattr *encd_genl_put(void *at, uint16_t type, const void *data,
 					   uint16_t len)
 {
@@ -45,135 +87,246 @@ static inline struct nlattr *encd_genl_put(void *at, uint16_t type, const void *
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
 	if (len)
-		memcpy((char *)a + NLA_HDRLEN, data, len);
+		memcpy(encd_nla_data(a), data, len);
 	return (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
 }
 
-/* Sends one message: any type, flags, command and attribute bytes. */
+/* The attributes of a genl message. */
+static inline struct nlattr *encd_genl_attrs(const struct nlmsghdr *nlh, int *len)
+{
+	*len = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	return (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+}
+
+/* @tb[type] is the last attribute of each type up to @max, NULL if none. */
+static inline void encd_genl_parse_attrs(struct nlattr *head, int len, const struct nlattr **tb,
+					 int max)
+{
+	struct nlattr *a;
+	int rem;
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	encd_nla_for_each(a, head, len, rem)
+		if ((a->nla_type & NLA_TYPE_MASK) <= max)
+			tb[a->nla_type & NLA_TYPE_MASK] = a;
+}
+
+static inline void encd_genl_parse(const struct nlmsghdr *nlh, const struct nlattr **tb, int max)
+{
+	int len;
+	struct nlattr *head = encd_genl_attrs(nlh, &len);
+
+	encd_genl_parse_attrs(head, len, tb, max);
+}
+
+static inline uint8_t encd_genl_cmd(const struct nlmsghdr *nlh)
+{
+	return ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
+}
+
+/* Requests */
+
+/* A request of the family (or nlctrl) with NLM_F_REQUEST | NLM_F_ACK | @flags. */
+static inline void encd_genl_req_init(struct encd_genl_req *r, uint16_t type, uint8_t cmd,
+				      uint16_t flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->n.nlmsg_type = type;
+	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	r->g.cmd = cmd;
+	r->g.version = ENCD_GENL_VERSION;
+}
+
+/* Appends an attribute; returns its offset in the message (extended acks name it so). */
+static inline uint32_t encd_genl_req_put(struct encd_genl_req *r, uint16_t type, const void *data,
+					 uint16_t len)
+{
+	/* The request starts with its nlmsghdr: offsets are the request's. */
+	char *at = (char *)r + NLMSG_ALIGN(r->n.nlmsg_len);
+	struct nlattr *end = encd_genl_put(at, type, data, len);
+
+	r->n.nlmsg_len = (char *)end - (char *)r;
+	return at - (char *)r;
+}
+
+static inline uint32_t encd_genl_req_put_u32(struct encd_genl_req *r, uint16_t type, uint32_t v)
+{
+	return encd_genl_req_put(r, type, &v, sizeof(v));
+}
+
+/* Sends @r as the next request. */
+static inline int encd_genl_send_req(struct encd_genl *nl, struct encd_genl_req *r)
+{
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+	r->n.nlmsg_seq = ++nl->seq;
+	return sendto(nl->fd, r, r->n.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0 ?
+	       -errno : 0;
+}
+
+/* Sends one message: any type, flags, command, version and attribute bytes. */
 static inline int encd_genl_send(struct encd_genl *nl, uint16_t type, uint16_t flags, uint8_t cmd,
 				 uint8_t version, const void *attrs, size_t len)
 {
-	struct {
-		struct nlmsghdr n;
-		struct genlmsghdr g;
-		char attrs[4096];
-	} req = {};
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	struct encd_genl_req r;
 
-	if (len > sizeof(req.attrs))
+	if (len > sizeof(r.attrs))
 		return -EMSGSIZE;
-	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + len);
-	req.n.nlmsg_type = type;
-	req.n.nlmsg_flags = flags;
-	req.n.nlmsg_seq = ++nl->seq;
-	req.g.cmd = cmd;
-	req.g.version = version;
-	memcpy(req.attrs, attrs, len);
-	if (sendto(nl->fd, &req, req.n.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
-		return -errno;
-	return 0;
+	encd_genl_req_init(&r, type, cmd, 0);
+	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + len);
+	r.n.nlmsg_flags = flags;
+	r.g.version = version;
+	memcpy(r.attrs, attrs, len);
+	return encd_genl_send_req(nl, &r);
+}
+
+static inline void encd_genl_extack(const struct nlmsghdr *nlh, unsigned int off,
+				    struct encd_genl_reply *rep)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	int len = nlh->nlmsg_len - NLMSG_HDRLEN - off;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
+		return;
+	encd_genl_parse_attrs((struct nlattr *)((char *)NLMSG_DATA(nlh) + off), len, tb,
+			      NLMSGERR_ATTR_MAX);
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(rep->msg, sizeof(rep->msg), "%s",
+			 (char *)encd_nla_data(tb[NLMSGERR_ATTR_MSG]));
+	if (tb[NLMSGERR_ATTR_OFFS])
+		rep->offs = *(uint32_t *)encd_nla_data(tb[NLMSGERR_ATTR_OFFS]);
+	if (tb[NLMSGERR_ATTR_MISS_TYPE])
+		rep->miss_type = *(uint32_t *)encd_nla_data(tb[NLMSGERR_ATTR_MISS_TYPE]);
 }
 
 /*
- * Reads the answers to the last request (sent with NLM_F_ACK) until its ack
- * or, for a dump, NLMSG_DONE, waiting at most @timeout_ms for each
- * part. Returns 0, or -ETIMEDOUT when an answer did not come.
+ * Reads the answers to the last request (sent with NLM_F_ACK) to their end:
+ * its ack, or for a dump NLMSG_DONE; every data message goes to @cb (may be
+ * NULL). Returns rep->err: the ack's error, or -ETIMEDOUT when no answer
+ * came for ENCD_GENL_TIMEOUT_MS, or recv()'s errno.
  */
 static inline int encd_genl_reply(struct encd_genl *nl, struct encd_genl_reply *rep,
-				  int timeout_ms)
+				  encd_genl_cb cb, void *arg)
 {
 	struct pollfd p = { .fd = nl->fd, .events = POLLIN };
-	struct nlmsghdr *n;
+	struct nlmsghdr *h;
+	bool data;
 	int len;
 
-	rep->err = 0;
-	rep->msgs = 0;
+	memset(rep, 0, sizeof(*rep));
+	rep->miss_type = -1;
 	rep->first_cmd = -1;
 	for (;;) {
-		if (poll(&p, 1, timeout_ms) != 1)
-			return -ETIMEDOUT;
-		len = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
+		if (poll(&p, 1, ENCD_GENL_TIMEOUT_MS) != 1)
+			return rep->err = -ETIMEDOUT;
+		len = recv(nl->fd, nl->buf, nl->recv_len ?: sizeof(nl->buf), 0);
 		if (len < 0)
-			return -errno;
-		for (n = (struct nlmsghdr *)nl->buf; NLMSG_OK(n, len); n = NLMSG_NEXT(n, len)) {
-			if (n->nlmsg_seq != nl->seq)
+			return rep->err = -errno;
+		data = false;
+		for (h = (struct nlmsghdr *)nl->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != nl->seq)
 				continue;
-			if (n->nlmsg_type == NLMSG_ERROR) {
-				rep->err = ((struct nlmsgerr *)NLMSG_DATA(n))->error;
-				return 0;
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				rep->intr = true;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+				unsigned int off = sizeof(*e);
+
+				if (!(h->nlmsg_flags & NLM_F_CAPPED))
+					off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+				encd_genl_extack(h, off, rep);
+				return rep->err = e->error;
 			}
-			if (n->nlmsg_type == NLMSG_DONE)
-				return 0;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				int status = *(int *)NLMSG_DATA(h);
+
+				encd_genl_extack(h, sizeof(status), rep);
+				return rep->err = status < 0 ? status : 0;
+			}
+			data = true;
 			if (rep->first_cmd < 0)
-				rep->first_cmd = ((struct genlmsghdr *)NLMSG_DATA(n))->cmd;
+				rep->first_cmd = encd_genl_cmd(h);
 			rep->msgs++;
+			if (cb)
+				cb(h, arg);
 		}
+		rep->parts += data;
 	}
 }
 
-/* The family's id and the events group's, from nlctrl. */
-static inline int encd_genl_resolve(struct encd_genl *nl)
+/* Sends @r and reads the answers to it (encd_genl_reply()). */
+static inline int encd_genl_talk(struct encd_genl *nl, struct encd_genl_req *r, encd_genl_cb cb,
+				 void *arg, struct encd_genl_reply *rep)
 {
-	char attrs[64];
-	struct nlattr *end = encd_genl_put(attrs, CTRL_ATTR_FAMILY_NAME, ENCD_GENL_NAME,
-					   sizeof(ENCD_GENL_NAME));
-	struct nlmsghdr *n = (struct nlmsghdr *)nl->buf;
-	struct nlattr *a, *g, *ga;
-	int len, rem, grem, garem;
+	int err = encd_genl_send_req(nl, r);
 
-	if (encd_genl_send(nl, GENL_ID_CTRL, NLM_F_REQUEST, CTRL_CMD_GETFAMILY, 1, attrs,
-			   (char *)end - attrs))
-		return -1;
-	len = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
-	if (len < (int)NLMSG_LENGTH(GENL_HDRLEN) || n->nlmsg_type == NLMSG_ERROR)
-		return -1;
-	a = (struct nlattr *)((char *)NLMSG_DATA(n) + GENL_HDRLEN);
-	rem = n->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-	for (; rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= rem;
-	     rem -= NLA_ALIGN(a->nla_len), a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
-		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-			nl->family = *(uint16_t *)((char *)a + NLA_HDRLEN);
-		if ((a->nla_type & NLA_TYPE_MASK) != CTRL_ATTR_MCAST_GROUPS)
-			continue;
-		g = (void *)((char *)a + NLA_HDRLEN);
-		for (grem = a->nla_len - NLA_HDRLEN; grem >= NLA_HDRLEN && g->nla_len <= grem;
-		     grem -= NLA_ALIGN(g->nla_len), g = (void *)((char *)g + NLA_ALIGN(g->nla_len))) {
-			bool events = false;
-			uint32_t id = 0;
-
-			ga = (void *)((char *)g + NLA_HDRLEN);
-			for (garem = g->nla_len - NLA_HDRLEN;
-			     garem >= NLA_HDRLEN && ga->nla_len >= NLA_HDRLEN && ga->nla_len <= garem;
-			     garem -= NLA_ALIGN(ga->nla_len),
-			     ga = (void *)((char *)ga + NLA_ALIGN(ga->nla_len))) {
-				if (ga->nla_type == CTRL_ATTR_MCAST_GRP_ID)
-					id = *(uint32_t *)((char *)ga + NLA_HDRLEN);
-				if (ga->nla_type == CTRL_ATTR_MCAST_GRP_NAME)
-					events = !strcmp((char *)ga + NLA_HDRLEN,
-							 ENCD_MCGRP_EVENTS);
-			}
-			if (events)
-				nl->events = id;
-		}
+	if (err) {
+		memset(rep, 0, sizeof(*rep));
+		return rep->err = err;
 	}
-	return nl->family && nl->events ? 0 : -1;
+	return encd_genl_reply(nl, rep, cb, arg);
 }
 
-/* A socket in the caller's network namespace, with the family resolved. */
+/* The socket */
+
+static inline void encd_genl_family_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
+	struct encd_genl *nl = arg;
+	struct nlattr *a;
+	int rem;
+
+	encd_genl_parse(nlh, tb, CTRL_ATTR_MAX);
+	if (tb[CTRL_ATTR_FAMILY_ID])
+		nl->family = *(uint16_t *)encd_nla_data(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!tb[CTRL_ATTR_MCAST_GROUPS])
+		return;
+	encd_nla_for_each(a, (struct nlattr *)encd_nla_data(tb[CTRL_ATTR_MCAST_GROUPS]),
+			  encd_nla_len(tb[CTRL_ATTR_MCAST_GROUPS]), rem) {
+		encd_genl_parse_attrs(encd_nla_data(a), encd_nla_len(a), g,
+				      CTRL_ATTR_MCAST_GRP_MAX);
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp(encd_nla_data(g[CTRL_ATTR_MCAST_GRP_NAME]), ENCD_MCGRP_EVENTS))
+			nl->events = *(uint32_t *)encd_nla_data(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
+}
+
+/*
+ * A socket in the caller's network namespace, with extended acks, and the
+ * family and its events group resolved. Returns 0 or a negative errno
+ * (-ENOENT: no such family here).
+ */
 static inline int encd_genl_open(struct encd_genl *nl)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
+	int one = 1, err;
 
 	memset(nl, 0, sizeof(*nl));
+	nl->seq = 1000;
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (nl->fd < 0)
-		return -1;
-	if (bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) || encd_genl_resolve(nl)) {
-		close(nl->fd);
-		nl->fd = -1;
-		return -1;
+		return -errno;
+	if (setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
+	    setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) ||
+	    bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		goto fail;
 	}
-	return 0;
+	encd_genl_req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
+	r.g.version = 1;
+	encd_genl_req_put(&r, CTRL_ATTR_FAMILY_NAME, ENCD_GENL_NAME, sizeof(ENCD_GENL_NAME));
+	err = encd_genl_talk(nl, &r, encd_genl_family_cb, nl, &rep);
+	if (!err && (!nl->family || !nl->events))
+		err = -EPROTO;
+	if (!err)
+		return 0;
+fail:
+	close(nl->fd);
+	nl->fd = -1;
+	return err;
 }
 
 static inline void encd_genl_close(struct encd_genl *nl)
@@ -186,63 +339,59 @@ static inline void encd_genl_close(struct encd_genl *nl)
 static inline int encd_genl_join_events(struct encd_genl *nl)
 {
 	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &nl->events,
-			  sizeof(nl->events));
+			  sizeof(nl->events)) ? -errno : 0;
 }
 
 /*
- * The next event within @timeout_ms: its genl command, or -1 if none came.
- * Answers to requests (seq != 0) are skipped.
+ * The next event of the family within @timeout_ms, or NULL if none came
+ * (answers to requests are passed over). It lives in @nl->buf.
  */
-static inline int encd_genl_event(struct encd_genl *nl, int timeout_ms)
+static inline const struct nlmsghdr *encd_genl_next_event(struct encd_genl *nl, int timeout_ms)
 {
 	struct pollfd p = { .fd = nl->fd, .events = POLLIN };
-	struct nlmsghdr *n;
+	struct nlmsghdr *h;
 	int len;
 
 	while (poll(&p, 1, timeout_ms) == 1) {
 		len = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
 		if (len < 0)
-			return -1;
-		for (n = (struct nlmsghdr *)nl->buf; NLMSG_OK(n, len); n = NLMSG_NEXT(n, len))
-			if (!n->nlmsg_seq && n->nlmsg_type == nl->family)
-				return ((struct genlmsghdr *)NLMSG_DATA(n))->cmd;
+			return NULL;
+		for (h = (struct nlmsghdr *)nl->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
+			if (!h->nlmsg_seq && h->nlmsg_type == nl->family)
+				return h;
 	}
-	return -1;
+	return NULL;
 }
 
-/* A dump of GCOMM_GET or NODE_GET narrowed to one core (-1: all). */
+/* Requests the tests make often */
+
+/* A dump of GCOMM_GET or NODE_GET narrowed to one core (-1: all); rep->err. */
 static inline int encd_genl_dump(struct encd_genl *nl, uint8_t cmd, int nec_dev,
 				 struct encd_genl_reply *rep)
 {
-	char attrs[16];
-	uint32_t v = nec_dev;
-	struct nlattr *end = (struct nlattr *)attrs;
-	int err;
+	struct encd_genl_req r;
 
+	encd_genl_req_init(&r, nl->family, cmd, NLM_F_DUMP);
 	if (nec_dev >= 0)
-		end = encd_genl_put(attrs, cmd == ENCD_NL_CMD_NODE_GET ? ENCD_A_NODE_NEC_DEV :
-				    ENCD_A_GCOMM_NEC_DEV, &v, sizeof(v));
-	err = encd_genl_send(nl, nl->family, NLM_F_REQUEST | NLM_F_DUMP | NLM_F_ACK, cmd,
-			     ENCD_GENL_VERSION, attrs, (char *)end - attrs);
-	return err ?: encd_genl_reply(nl, rep, 5000);
+		encd_genl_req_put_u32(&r, cmd == ENCD_NL_CMD_NODE_GET ? ENCD_A_NODE_NEC_DEV :
+				      ENCD_A_GCOMM_NEC_DEV, nec_dev);
+	return encd_genl_talk(nl, &r, NULL, NULL, rep);
 }
 
-/* GCOMM_GET of (nec_dev, ctx): the ack's error (0 when a comm came back). */
+/* GCOMM_GET of (nec_dev, ctx): the ack's error (0 when one comm came back). */
 static inline int encd_genl_gcomm_get(struct encd_genl *nl, uint32_t nec_dev, uint32_t ctx)
 {
 	struct encd_genl_reply rep;
-	char attrs[16];
-	struct nlattr *end = encd_genl_put(attrs, ENCD_A_GCOMM_NEC_DEV, &nec_dev, 4);
+	struct encd_genl_req r;
 	int err;
 
-	end = encd_genl_put(end, ENCD_A_GCOMM_CTX, &ctx, 4);
-	err = encd_genl_send(nl, nl->family, NLM_F_REQUEST | NLM_F_ACK, ENCD_NL_CMD_GCOMM_GET,
-			     ENCD_GENL_VERSION, attrs, (char *)end - attrs);
-	if (!err)
-		err = encd_genl_reply(nl, &rep, 5000);
-	if (!err && !rep.err && rep.msgs != 1)
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, 0);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
+	err = encd_genl_talk(nl, &r, NULL, NULL, &rep);
+	if (!err && rep.msgs != 1)
 		return -EPROTO;
-	return err ?: rep.err;
+	return err;
 }
 
 #endif /* _ENCD_GENL_H */

@@ -1,169 +1,74 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every allocation failure on the way through open, BUILD, VALIDATE, GET and
- * mmap, one at a time, with the kernel's fail-nth (iommufd's selftest does
- * the same): the call fails with ENOMEM or succeeds, and either way leaves
- * no comm half made, no hold it did not report, and (the debug lane's
- * kmemleak checks after the program) nothing leaked.
+ * Every allocation failure on the way through open, BUILD, VALIDATE, GET,
+ * RELEASE and mmap, one at a time, with the kernel's fail-nth (iommufd's
+ * selftest does the same; see the fail-nth walk in encd_test.h for which
+ * allocations that reaches): the call fails with ENOMEM or succeeds, and
+ * either way leaves no comm half made, no hold it did not report, and (the
+ * debug lane's kmemleak checks after the program) nothing leaked. Each walk
+ * checks how many points it reached and that the failures said what each
+ * allocation site says.
  *
- * Needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB, which only the debug
- * lane's kernel has; elsewhere the tests skip.
+ * Needs CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC,
+ * which only the debug lane's kernel has; elsewhere the tests skip.
  */
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/syscall.h>
 
 #include "encd_test.h"
 
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-#define MAX_NTH		1000
-
 FIXTURE(failnth) {
-	int nth_fd;		/* this thread's fail-nth, -1 without one */
-	const char *why;	/* why there is none */
+	struct encd_failnth fn;
 	int probe;
 };
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
-/*
- * Skipping is left to each test: the 6.1 harness runs a test's body even
- * when its setup skipped.
- */
 FIXTURE_SETUP(failnth)
 {
-	char path[64];
-
 	self->probe = -1;
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", syscall(SYS_gettid));
-	self->nth_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (self->nth_fd < 0) {
-		self->why = "no fail-nth: the kernel lacks CONFIG_FAULT_INJECTION";
+	encd_failnth_setup(_metadata, &self->fn);
+	if (self->fn.fd < 0)
 		return;
-	}
-	if (access(FAILSLAB, F_OK))
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	if (access(FAILSLAB, F_OK)) {
-		self->why = "no " FAILSLAB ": the kernel lacks CONFIG_FAILSLAB";
-		close(self->nth_fd);
-		self->nth_fd = -1;
-		return;
-	}
-	/* GFP_KERNEL allocations too, and no stack dump per injected failure */
-	ASSERT_EQ(0, write_str(FAILSLAB "ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_str(FAILSLAB "verbose", "0"));
 	self->probe = encd_open();
 	ASSERT_LE(0, self->probe);
 }
 
 FIXTURE_TEARDOWN(failnth)
 {
-	if (self->nth_fd < 0)
-		return;
-	write_str(FAILSLAB "ignore-gfp-wait", "Y");
-	close(self->nth_fd);
+	encd_failnth_teardown(&self->fn);
 	if (self->probe >= 0)
 		close(self->probe);
 }
 
-#define require_failnth()						\
-	do {								\
-		if (self->nth_fd < 0)					\
-			SKIP(return, "%s", self->why);			\
-	} while (0)
-
-/* Arms the @nth fault-injection point this thread reaches from now on. */
-static void arm(struct __test_metadata *_metadata, int nth_fd, int nth)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%d", nth);
-
-	ASSERT_EQ(len, pwrite(nth_fd, buf, len, 0));
-}
-
-/* Disarms; whether the armed point was reached (and so failed). */
-static bool disarm(struct __test_metadata *_metadata, int nth_fd)
-{
-	char buf[16] = "";
-
-	ASSERT_LT(0, pread(nth_fd, buf, sizeof(buf) - 1, 0));
-	ASSERT_EQ(1, pwrite(nth_fd, "0", 1, 0));
-	return atoi(buf) == 0;
-}
-
-/*
- * After a for_each_nth() loop: it ended with a call that reached no armed
- * point, and failed at least one before (else nothing was tested).
- */
-static void check_points(struct __test_metadata *_metadata, int nth, bool injected)
-{
-	ASSERT_FALSE(injected);
-	ASSERT_LT(2, nth) {
-		TH_LOG("no allocation could be made to fail");
-	}
-	TH_LOG("%d allocation points failed in turn", nth - 2);
-}
-
-/*
- * Loops with nth = 1, 2, ...: the body arms fault point nth, makes its call,
- * sets @injected from disarm() and checks the state, until a call gets
- * through without reaching the armed point.
- */
-#define for_each_nth(nth, injected)					\
-	for (nth = 1, injected = true; injected && nth < MAX_NTH; nth++)
-
+/* The file (the VFS's struct file and name) and encd's per-file state. */
 TEST_F(failnth, open)
 {
-	bool injected;
-	int nth, fd, err;
+	struct encd_failnth_walk w = { .fault = ENCD_FAULT_SLAB, .min_points = 2 };
+	int fd;
 
-	require_failnth();
+	encd_require_failnth(&self->fn);
 
-	for_each_nth(nth, injected) {
-		arm(_metadata, self->nth_fd, nth);
-		fd = encd_open();
-		err = fd < 0 ? errno : 0;
-		injected = disarm(_metadata, self->nth_fd);
-		if (fd < 0) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
+	for_each_failnth(&w) {
+		if (encd_failnth_call(&self->fn, &w, encd_open_errno(&fd)))
 			continue;
-		}
+		/* An fd that opened works, whichever allocator its state came from. */
 		test_cmd(encd_build(fd, 1, 0, 1, 0, NULL));
 		close(fd);
 	}
-	check_points(_metadata, nth, injected);
+	encd_failnth_done(_metadata, &w);
 	test_err(ENOENT, NULL, encd_get(self->probe, 1, 0, NULL));
 }
 
-TEST_F(failnth, build_of_a_new_comm)
+static void build_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) *self,
+		       struct encd_failnth_walk *w)
 {
 	struct encd_glb_comm_header hdr;
-	bool injected;
-	int nth, fd, err;
+	int fd, err;
 	__u32 out;
 
-	require_failnth();
-
-	for_each_nth(nth, injected) {
+	for_each_failnth(w) {
 		fd = encd_open();
 		ASSERT_LE(0, fd);
-		arm(_metadata, self->nth_fd, nth);
-		err = encd_build(fd, 2, 1, 4, 1, &out);
-		injected = disarm(_metadata, self->nth_fd);
+		err = encd_failnth_call(&self->fn, w, encd_build(fd, 2, 1, 4, 1, &out));
 		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
 			/* nothing half-made, nothing held */
 			test_err(ENOENT, NULL, encd_get(self->probe, 2, 1, NULL));
 			test_err(ENOENT, NULL, encd_release(fd, 2, 1));
@@ -175,105 +80,114 @@ TEST_F(failnth, build_of_a_new_comm)
 		close(fd);
 		test_err(ENOENT, NULL, encd_get(self->probe, 2, 1, NULL));
 	}
-	check_points(_metadata, nth, injected);
+	encd_failnth_done(_metadata, w);
 }
 
-/* BUILD and VALIDATE attaching a second holder to an existing comm. */
+/*
+ * The command's copy of its argument and the comm (slab), its semaphore
+ * buffer (a page).
+ */
+TEST_F(failnth, build_of_a_new_comm)
+{
+	struct encd_failnth_walk slab = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 2,
+		.expect = { "", "Failed to allocate the global comm" },
+	};
+	struct encd_failnth_walk page = {
+		.fault = ENCD_FAULT_PAGE, .min_points = 1,
+		.expect = {
+			"global comm failed to mmap memory for the semaphore increment value buffer",
+		},
+	};
+
+	encd_require_failnth(&self->fn);
+	build_walk(_metadata, self, &slab);
+	build_walk(_metadata, self, &page);
+}
+
+/* BUILD and VALIDATE attaching a second holder: only the argument's copy. */
 static void attach_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) *self,
 			unsigned long cmd)
 {
+	struct encd_failnth_walk w = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 1, .expect = { "" },
+	};
 	struct encd_glb_comm_header hdr;
-	bool injected;
-	int nth, fd, err;
+	int fd, err;
 
-	for_each_nth(nth, injected) {
+	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
+	for_each_failnth(&w) {
 		fd = encd_open();
 		ASSERT_LE(0, fd);
-		arm(_metadata, self->nth_fd, nth);
-		err = encd_gcomm(fd, cmd, 0, 3, 1, 2, 0, NULL);
-		injected = disarm(_metadata, self->nth_fd);
+		err = encd_failnth_call(&self->fn, &w, encd_gcomm(fd, cmd, 0, 3, 1, 2, 0, NULL));
 		test_cmd(encd_get(self->probe, 3, 0, &hdr));
-		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
-			ASSERT_EQ(1, hdr.holders);
-		} else {
-			ASSERT_EQ(2, hdr.holders);
-		}
+		ASSERT_EQ(err ? 1 : 2, hdr.holders);
 		close(fd);
 		test_cmd(encd_get(self->probe, 3, 0, &hdr));
 		ASSERT_EQ(1, hdr.holders);
 	}
-	check_points(_metadata, nth, injected);
+	encd_failnth_done(_metadata, &w);
 }
 
 TEST_F(failnth, build_of_an_existing_comm)
 {
-	require_failnth();
-
-	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
+	encd_require_failnth(&self->fn);
 	attach_walk(_metadata, self, ENCD_IOC_BUILD_GLOBAL_COMM);
 }
 
 TEST_F(failnth, validate_of_an_existing_comm)
 {
-	require_failnth();
-
-	test_cmd(encd_build(self->probe, 3, 1, 2, 0, NULL));
+	encd_require_failnth(&self->fn);
 	attach_walk(_metadata, self, ENCD_IOC_VALIDATE_GLOBAL_COMM);
 }
 
+/* Two commands' copies of their arguments, and the last holder's teardown. */
 TEST_F(failnth, get_and_release)
 {
-	bool injected;
-	int nth, err;
+	struct encd_failnth_walk w = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 2, .expect = { "" },
+	};
+	int err;
 
-	require_failnth();
+	encd_require_failnth(&self->fn);
 
-	for_each_nth(nth, injected) {
+	for_each_failnth(&w) {
 		test_cmd(encd_build(self->probe, 4, 0, 1, 0, NULL));
-		arm(_metadata, self->nth_fd, nth);
-		err = encd_get(self->probe, 4, 0, NULL);
-		if (!err)
-			err = encd_release(self->probe, 4, 0);
-		injected = disarm(_metadata, self->nth_fd);
-		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
+		err = encd_failnth_call(&self->fn, &w,
+					encd_get(self->probe, 4, 0, NULL) ?:
+					encd_release(self->probe, 4, 0));
+		if (err)
 			test_cmd(encd_release(self->probe, 4, 0));
-		}
 		test_err(ENOENT, NULL, encd_get(self->probe, 4, 0, NULL));
 	}
-	check_points(_metadata, nth, injected);
+	encd_failnth_done(_metadata, &w);
 }
 
+static int map_errno(int fd, __u64 off, __u32 **v)
+{
+	*v = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, off);
+	return *v == MAP_FAILED ? errno : 0;
+}
+
+/* The mapping (the mm's vma); the page is the comm's, made at BUILD. */
 TEST_F(failnth, mmap)
 {
-	size_t page = getpagesize();
+	struct encd_failnth_walk w = { .fault = ENCD_FAULT_SLAB, .min_points = 1 };
 	struct encd_glb_comm_header hdr;
-	bool injected;
-	int nth, err;
 	__u32 *v;
 
-	require_failnth();
+	encd_require_failnth(&self->fn);
 
 	test_cmd(encd_build(self->probe, 5, 0, 1, 0, NULL));
 	test_cmd(encd_get(self->probe, 5, 0, &hdr));
-	for_each_nth(nth, injected) {
-		arm(_metadata, self->nth_fd, nth);
-		v = mmap(NULL, page, PROT_READ, MAP_SHARED, self->probe,
-			 hdr.inc_recv_sem_values_buffer);
-		err = v == MAP_FAILED ? errno : 0;
-		injected = disarm(_metadata, self->nth_fd);
-		if (v == MAP_FAILED) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
+	for_each_failnth(&w) {
+		if (encd_failnth_call(&self->fn, &w,
+				      map_errno(self->probe, hdr.inc_recv_sem_values_buffer, &v)))
 			continue;
-		}
 		ASSERT_EQ(128, v[128]);
-		ASSERT_EQ(0, munmap(v, page));
+		ASSERT_EQ(0, munmap(v, getpagesize()));
 	}
-	check_points(_metadata, nth, injected);
+	encd_failnth_done(_metadata, &w);
 	test_cmd(encd_release(self->probe, 5, 0));
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The global communicator through raw ioctls: the seed's
+ * The global communicator through raw ioctls: libnrt's
  * enc_init_global_comm (BUILD), enc_validate_global_comm (VALIDATE), the
  * read-only header (GET), holders and release, the topology a comm records,
  * the pod table and the virtual-server divisor.
@@ -30,7 +30,7 @@ FIXTURE_TEARDOWN(gcomm)
 	EXPECT_EQ(0, encd_host_params_reset());
 }
 
-TEST_F(gcomm, build_creates_comm_with_the_seed_identity)
+TEST_F(gcomm, build_creates_comm_with_libnrts_identity)
 {
 	struct encd_glb_comm_header hdr;
 	struct encd_global_comm_req req;
@@ -57,8 +57,8 @@ TEST_F(gcomm, build_creates_comm_with_the_seed_identity)
 	ASSERT_EQ(0, hdr.reservation_id);
 	ASSERT_EQ(0, hdr.__root_comm_id_ptr);
 	ASSERT_EQ(1, hdr.check_sigs);
-	ASSERT_EQ(ENCD_SEM_MMAP_OFFSET(5, 0, getpagesize()), hdr.inc_recv_sem_values_buffer);
-	ASSERT_EQ(ENCD_SEM_VALUES_SIZE, hdr.inc_recv_sem_values_buffer_size);
+	/* slot 5 * 2 + 0: one page per (core, context) */
+	ASSERT_EQ(10 * getpagesize(), hdr.inc_recv_sem_values_buffer);
 	ASSERT_EQ(516, hdr.inc_recv_sem_values_buffer_size);
 	ASSERT_NE(0, hdr.serial);
 	ASSERT_EQ(1, hdr.holders);
@@ -83,7 +83,8 @@ TEST_F(gcomm, build_without_check_sigs_records_it_off)
 	test_cmd(encd_get(self->fd, 1, 1, &hdr));
 	ASSERT_EQ(0, hdr.check_sigs);
 	ASSERT_EQ(1, hdr.ctx_id);
-	ASSERT_EQ(ENCD_SEM_MMAP_OFFSET(1, 1, getpagesize()), hdr.inc_recv_sem_values_buffer);
+	/* slot 1 * 2 + 1 */
+	ASSERT_EQ(3 * getpagesize(), hdr.inc_recv_sem_values_buffer);
 }
 
 TEST_F(gcomm, every_core_derives_its_topology_from_its_index)
@@ -365,7 +366,7 @@ TEST_F(gcomm, the_identity_is_fixed_when_the_comm_is_made)
 	ASSERT_EQ(2, hdr.virtual_server_id);
 }
 
-/* The seed looks the comm up before it checks the host's topology. */
+/* libnrt looks the comm up before it checks the host's topology. */
 TEST_F(gcomm, an_existing_world_is_joined_before_topology_checks)
 {
 	__u32 out;
@@ -380,7 +381,7 @@ TEST_F(gcomm, an_existing_world_is_joined_before_topology_checks)
 	ASSERT_EQ(0, out);
 }
 
-/* The seed checks the virtual server size before the pod. */
+/* libnrt checks the virtual server size before the pod. */
 TEST_F(gcomm, virtual_server_size_is_checked_before_the_pod)
 {
 	ASSERT_EQ(0, encd_param_set("virtual_server_size", 3));
@@ -431,7 +432,7 @@ TEST_F(gcomm, validate_passes_an_equal_neff_world_and_holds_the_comm)
 	__u32 out;
 
 	test_cmd(encd_build(self->fd, 14, 0, 8, 0, NULL));
-	/* the seed compares world sizes only, not the device id */
+	/* libnrt compares world sizes only, not the device id */
 	test_cmd(encd_validate(self->fd2, 14, 6, 8, 0, &out));
 	ASSERT_EQ(0, out);
 	test_cmd(encd_get(self->fd, 14, 0, &hdr));
@@ -469,7 +470,7 @@ TEST_F(gcomm, reservation_id_is_64_bits_wide)
 }
 
 /*
- * The seed's pod table: P2P nodes are bounded by pod_sz, switch nodes by 4
+ * libnrt's pod table: P2P nodes are bounded by pod_sz, switch nodes by 4
  * whatever pod_sz says, a pod without a type is not checked, and a type above
  * SWITCH is refused.
  */

@@ -20,9 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from worlds import (Ports, Rank, SECRET, finish, kernel_memory_kib, names_rank,  # noqa: E402
-                    sh, wait_until, main, world_nodes)
-import worlds  # noqa: E402
+from encd_world import (TMP, Ports, Rank, SECRET, finish, kernel_memory_kib,  # noqa: E402
+                        names_rank, root_listens, sh, wait_until, main)
 
 port = Ports(33000)
 KEY = P.world_key(SECRET)
@@ -38,18 +37,6 @@ def case(fn):
 
 def loopback():
     return "127.0.0.1:%d" % port()
-
-
-def listening(root, timeout=20):
-    """Waits until a root listens: a connection that opens (and is closed
-    at once, which the root counts as a stranger that left)."""
-    def try_once():
-        try:
-            socket.create_connection(P.parse_hostport(root), timeout=1).close()
-            return True
-        except OSError:
-            return False
-    return wait_until(try_once, timeout, 0.05)
 
 
 def errors(ranks):
@@ -91,7 +78,7 @@ def stranger_attempt(root, key):
 def a_process_without_dev_encd_cannot_join_a_loopback_world():
     n, root = 3, loopback()
     ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"]) for r in range(2)]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     # It can only guess the key: the insecure one, a random one.
     for name, key in (("the insecure key", P.world_key(insecure=True)),
@@ -116,7 +103,7 @@ def a_process_without_dev_encd_cannot_join_a_loopback_world():
 def a_wrong_secret_is_refused_and_the_right_one_admits_a_peer():
     n, root = 3, loopback()
     ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"], secret=True) for r in range(2)]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     wrong = P.FakeHost(root, n, [2], P.world_key("not " + SECRET)).start()
     e = wrong.wait(lambda e: e["ev"] in ("uplink_closed", "joined"), 10)
@@ -188,7 +175,7 @@ def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",),
     relayed = n - 1 if relayed is None else relayed
     kernel = [r for r in range(n) if r != relayed] if kernel is None else kernel
     ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret) for r in kernel]
-    if not listening(root):
+    if not root_listens(root):
         return None, ranks, None
     relay = P.Relay(root, hold=hold, tamper=tamper)
     ranks.append(Rank(relayed, relayed, n, relay.addr, DEADLINE_MS, extra, secret))
@@ -288,7 +275,7 @@ def frames_replayed_on_another_link_are_refused():
 def forged_frames_from_strangers_only_close_their_connections():
     n, root = 2, loopback()
     r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"])
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     route = P.route(1, 0, 0, 0)
     forged = {P.REJECT: P.reject_payload(22, 0, "forged"),
@@ -355,7 +342,7 @@ def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
     root = loopback()
     kr = [r for r in range(n) if r not in fake_ranks]
     ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in kr]
-    if not listening(root):
+    if not root_listens(root):
         return False, "the root never listened"
     f = P.FakeHost(root, n, fake_ranks, KEY, hold={k: True for k in hold}).start()
     if not f.wait("table", 20):
@@ -449,7 +436,7 @@ def frames_of_another_world_are_refused():
     which it could not had the stranger's been taken (one SIG is owed)."""
     w1 = loopback()
     r1 = Rank(0, 0, 2, w1, DEADLINE_MS, ["--hold", "20"], secret=True)
-    if not listening(w1):
+    if not root_listens(w1):
         return False, "the first root never listened"
     m1 = P.FakeHost(w1, 2, [1], KEY).start()
     if not m1.wait("formed", 20):
@@ -460,7 +447,7 @@ def frames_of_another_world_are_refused():
     r2 = Rank(1, 0, 2, w2, DEADLINE_MS, ["--barrier"], secret=True)
     m2 = None
     try:
-        if not listening(w2):
+        if not root_listens(w2):
             return False, "the second root never listened"
         m2 = P.FakeHost(w2, 2, [1], KEY, hold={"sig": True}).start()
         if not m2.wait("table", 20):
@@ -502,7 +489,7 @@ def frames_of_another_world_are_refused():
 def memory_world(n_fake):
     root = loopback()
     r0 = Rank(0, 0, n_fake + 1, root, 120000, ["--hold", "120"], secret=True)
-    if not listening(root):
+    if not root_listens(root):
         return None, r0
     f = P.FakeHost(root, n_fake + 1, range(1, n_fake + 1), KEY).start()
     if not f.wait("formed", 30):
@@ -702,7 +689,7 @@ def timed_world(n, flood=None):
     root = loopback()
     extra = ["--force-tcp", "--hold", "3"]
     r0 = Rank(0, 0, n, root, 60000, extra)
-    if not listening(root):
+    if not root_listens(root):
         return None, "the root never listened"
     fl = Flood(root, *flood) if flood else None
     if fl:
@@ -834,7 +821,7 @@ def whole_world_programs(n, offender, sendrecv):
             g = {"group_id": 0, "rank": r, "rank_n": n, "participants": list(range(n))}
         op = {"op": "all_reduce", "size_n": 2048 if r == offender else 1024, "dtype": 1,
               "group": 0}
-        path = os.path.join(worlds.TMP, "whole-%d-%d-%d.json" % (n, sendrecv, r))
+        path = os.path.join(TMP, "whole-%d-%d-%d.json" % (n, sendrecv, r))
         with open(path, "w") as f:
             json.dump({"replica_groups": [g], "src_target_pairs": [], "ops": [op]}, f)
         paths.append(path)

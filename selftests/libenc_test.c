@@ -132,7 +132,7 @@ TEST_F(libenc, build_then_read_back_the_identity)
 
 TEST_F(libenc, the_kernels_sentence_reaches_enc_last_error)
 {
-	const char *seed = "enc_init_global_comm: "
+	const char *refusal = "enc_init_global_comm: "
 			   "NRT has already been setup with a collectives world size of 8";
 
 	test_nrt_ok(enc_init());
@@ -151,7 +151,7 @@ TEST_F(libenc, the_kernels_sentence_reaches_enc_last_error)
 
 	test_nrt_ok(enc_init_global_comm(5, 0, 8, 0, "", false));
 	test_nrt(NRT_INVALID, NULL, enc_init_global_comm(5, 0, 4, 0, "", false));
-	ASSERT_EQ(0, strncmp(seed, enc_last_error(), strlen(seed))) {
+	ASSERT_EQ(0, strncmp(refusal, enc_last_error(), strlen(refusal))) {
 		TH_LOG("%s", enc_last_error());
 	}
 }

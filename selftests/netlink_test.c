@@ -32,299 +32,24 @@
 
 #include <enc/enc.h>
 
+#include "encd_genl.h"
 #include "encd_test.h"
 
 #define NUM_VCORES	256
-#define NL_BUF		(1 << 16)
-
-/* --- a small generic netlink client --- */
-
-struct nl {
-	int fd;
-	uint16_t family;
-	uint32_t events;	/* the "events" group id */
-	uint32_t seq;
-	size_t recv_len;	/* bytes each recv() asks for; 0: NL_BUF */
-	char buf[NL_BUF];
-};
-
-/* What the kernel said about the last request. */
-struct nl_reply {
-	int err;		/* 0 or a negative errno */
-	char msg[256];		/* NLMSGERR_ATTR_MSG */
-	uint32_t offs;		/* NLMSGERR_ATTR_OFFS, 0 if none */
-	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if none */
-	int parts;		/* recv() calls that brought data messages */
-	int msgs;		/* data messages */
-	bool intr;		/* some message had NLM_F_DUMP_INTR */
-};
-
-struct req {
-	struct nlmsghdr n;
-	struct genlmsghdr g;
-	char attrs[1024];
-};
-
-typedef void (*msg_cb)(const struct nlmsghdr *nlh, void *arg);
-
-#define NLA_OK_(a, rem)							\
-	((rem) >= (int)sizeof(struct nlattr) && (a)->nla_len >= sizeof(struct nlattr) && \
-	 (a)->nla_len <= (rem))
-#define NLA_NEXT_(a, rem)						\
-	((rem) -= NLA_ALIGN((a)->nla_len),				\
-	 (struct nlattr *)((char *)(a) + NLA_ALIGN((a)->nla_len)))
-#define nla_for_each(a, head, len, rem)					\
-	for ((a) = (head), (rem) = (len); NLA_OK_(a, rem); (a) = NLA_NEXT_(a, rem))
-
-static void *nla_data(const struct nlattr *a)
-{
-	return (char *)a + NLA_HDRLEN;
-}
-
-static int nla_len(const struct nlattr *a)
-{
-	return a->nla_len - NLA_HDRLEN;
-}
-
-static struct nlattr *genl_attrs(const struct nlmsghdr *nlh, int *len)
-{
-	*len = nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-	return (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-}
-
-static void parse_attrs(struct nlattr *head, int len, const struct nlattr **tb, int max)
-{
-	struct nlattr *a;
-	int rem;
-
-	memset(tb, 0, (max + 1) * sizeof(*tb));
-	nla_for_each(a, head, len, rem)
-		if ((a->nla_type & NLA_TYPE_MASK) <= max)
-			tb[a->nla_type & NLA_TYPE_MASK] = a;
-}
-
-static void parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb, int max)
-{
-	int len;
-	struct nlattr *head = genl_attrs(nlh, &len);
-
-	parse_attrs(head, len, tb, max);
-}
-
-static uint8_t genl_cmd(const struct nlmsghdr *nlh)
-{
-	return ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
-}
-
-static void req_init(struct req *r, uint16_t type, uint8_t cmd, uint16_t flags)
-{
-	memset(r, 0, sizeof(*r));
-	r->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r->n.nlmsg_type = type;
-	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	r->g.cmd = cmd;
-	r->g.version = ENCD_GENL_VERSION;
-}
-
-/* Appends an attribute; returns its offset in the message. */
-static uint32_t put_attr(struct req *r, uint16_t type, const void *data, uint16_t len)
-{
-	struct nlattr *a = (struct nlattr *)((char *)&r->n + NLMSG_ALIGN(r->n.nlmsg_len));
-	uint32_t off = (char *)a - (char *)&r->n;
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy(nla_data(a), data, len);
-	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + NLA_ALIGN(a->nla_len);
-	return off;
-}
-
-static uint32_t put_u32(struct req *r, uint16_t type, uint32_t v)
-{
-	return put_attr(r, type, &v, sizeof(v));
-}
-
-static int nl_socket(void)
-{
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	int one = 1;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	return fd;
-}
-
-static void parse_extack(const struct nlmsghdr *nlh, unsigned int off, struct nl_reply *rep)
-{
-	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	int len = nlh->nlmsg_len - NLMSG_HDRLEN - off;
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || len <= 0)
-		return;
-	parse_attrs((struct nlattr *)((char *)NLMSG_DATA(nlh) + off), len, tb, NLMSGERR_ATTR_MAX);
-	if (tb[NLMSGERR_ATTR_MSG])
-		snprintf(rep->msg, sizeof(rep->msg), "%s", (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
-	if (tb[NLMSGERR_ATTR_OFFS])
-		rep->offs = *(uint32_t *)nla_data(tb[NLMSGERR_ATTR_OFFS]);
-	if (tb[NLMSGERR_ATTR_MISS_TYPE])
-		rep->miss_type = *(uint32_t *)nla_data(tb[NLMSGERR_ATTR_MISS_TYPE]);
-}
-
-/*
- * Sends @r and reads the answer to its end (ack, error or NLMSG_DONE);
- * every data message goes to @cb. Returns rep->err.
- */
-static int nl_talk(struct nl *nl, struct req *r, msg_cb cb, void *arg, struct nl_reply *rep)
-{
-	struct nlmsghdr *h;
-	bool data;
-	ssize_t n;
-	int len;
-
-	memset(rep, 0, sizeof(*rep));
-	rep->miss_type = -1;
-	r->n.nlmsg_seq = ++nl->seq;
-	if (send(nl->fd, r, r->n.nlmsg_len, 0) < 0)
-		return rep->err = -errno;
-	for (;;) {
-		n = recv(nl->fd, nl->buf, nl->recv_len ? nl->recv_len : sizeof(nl->buf), 0);
-		if (n < 0)
-			return rep->err = -errno;
-		data = false;
-		len = n;
-		for (h = (struct nlmsghdr *)nl->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_seq != r->n.nlmsg_seq)
-				continue;
-			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
-				rep->intr = true;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(h);
-				unsigned int off = sizeof(*e);
-
-				if (!(h->nlmsg_flags & NLM_F_CAPPED))
-					off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-				parse_extack(h, off, rep);
-				return rep->err = e->error;
-			}
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int status = *(int *)NLMSG_DATA(h);
-
-				parse_extack(h, sizeof(status), rep);
-				return rep->err = status < 0 ? status : 0;
-			}
-			data = true;
-			rep->msgs++;
-			if (cb)
-				cb(h, arg);
-		}
-		rep->parts += data;
-	}
-}
-
-struct family_info {
-	uint16_t id;
-	uint32_t events;
-};
-
-static void family_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1];
-	struct family_info *fam = arg;
-	struct nlattr *a;
-	int rem;
-
-	parse_msg(nlh, tb, CTRL_ATTR_MAX);
-	if (tb[CTRL_ATTR_FAMILY_ID])
-		fam->id = *(uint16_t *)nla_data(tb[CTRL_ATTR_FAMILY_ID]);
-	if (!tb[CTRL_ATTR_MCAST_GROUPS])
-		return;
-	nla_for_each(a, (struct nlattr *)nla_data(tb[CTRL_ATTR_MCAST_GROUPS]),
-		     nla_len(tb[CTRL_ATTR_MCAST_GROUPS]), rem) {
-		parse_attrs(nla_data(a), nla_len(a), g, CTRL_ATTR_MCAST_GRP_MAX);
-		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(nla_data(g[CTRL_ATTR_MCAST_GRP_NAME]), ENCD_MCGRP_EVENTS))
-			fam->events = *(uint32_t *)nla_data(g[CTRL_ATTR_MCAST_GRP_ID]);
-	}
-}
-
-/*
- * Opens a socket in the caller's network namespace and resolves "encd";
- * every recv() on it asks for @recv_len bytes (0: NL_BUF). The kernel sizes
- * the parts of a dump by the largest recv() the socket has seen, so it is
- * set before the first one.
- */
-static int nl_open_recv(struct nl *nl, size_t recv_len)
-{
-	struct family_info fam = {};
-	struct nl_reply rep;
-	struct req r;
-
-	nl->recv_len = recv_len;
-	nl->seq = 1000;
-	nl->fd = nl_socket();
-	if (nl->fd < 0)
-		return -errno;
-	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	r.g.version = 1;
-	put_attr(&r, CTRL_ATTR_FAMILY_NAME, ENCD_GENL_NAME, sizeof(ENCD_GENL_NAME));
-	if (nl_talk(nl, &r, family_cb, &fam, &rep))
-		return rep.err;
-	nl->family = fam.id;
-	nl->events = fam.events;
-	return 0;
-}
-
-static int nl_open(struct nl *nl)
-{
-	return nl_open_recv(nl, 0);
-}
-
-static void nl_close(struct nl *nl)
-{
-	close(nl->fd);
-}
-
-static int nl_join_events(struct nl *nl)
-{
-	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &nl->events,
-			  sizeof(nl->events)) ? -errno : 0;
-}
-
-/* The next encd event on an events socket, within @ms; NULL if none. */
-static const struct nlmsghdr *nl_next_event(struct nl *nl, int ms)
-{
-	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
-	struct nlmsghdr *h;
-	ssize_t n;
-
-	while (poll(&pfd, 1, ms) == 1) {
-		n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
-		if (n <= 0)
-			return NULL;
-		h = (struct nlmsghdr *)nl->buf;
-		/* One event per datagram: the kernel multicasts them one by one. */
-		if (NLMSG_OK(h, n) && h->nlmsg_type == nl->family)
-			return h;
-	}
-	return NULL;
-}
 
 /* --- global comms as the family shows them --- */
 
 static uint32_t a_u32(const struct nlattr *a)
 {
-	return a && nla_len(a) == 4 ? *(uint32_t *)nla_data(a) : 0xdeadbeef;
+	return a && encd_nla_len(a) == 4 ? *(uint32_t *)encd_nla_data(a) : 0xdeadbeef;
 }
 
 static uint64_t a_u64(const struct nlattr *a)
 {
 	uint64_t v = 0xdeadbeefdeadbeefULL;
 
-	if (a && nla_len(a) == 8)
-		memcpy(&v, nla_data(a), 8);
+	if (a && encd_nla_len(a) == 8)
+		memcpy(&v, encd_nla_data(a), 8);
 	return v;
 }
 
@@ -335,7 +60,7 @@ static void check_gcomm(struct __test_metadata *_metadata, const struct nlmsghdr
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
 	struct stat st;
 
-	parse_msg(nlh, tb, ENCD_A_GCOMM_MAX);
+	encd_genl_parse(nlh, tb, ENCD_A_GCOMM_MAX);
 	ASSERT_EQ(h->nec_dev_id, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
 	ASSERT_EQ(h->ctx_id, a_u32(tb[ENCD_A_GCOMM_CTX]));
 	ASSERT_EQ(h->serial, a_u64(tb[ENCD_A_GCOMM_SERIAL]));
@@ -351,7 +76,7 @@ static void check_gcomm(struct __test_metadata *_metadata, const struct nlmsghdr
 	ASSERT_EQ(h->pod_sz, a_u32(tb[ENCD_A_GCOMM_POD_SZ]));
 	ASSERT_EQ(h->reservation_id, a_u64(tb[ENCD_A_GCOMM_RESERVATION_ID]));
 	ASSERT_NE(NULL, tb[ENCD_A_GCOMM_ROOT_COMM_ID]);
-	ASSERT_STREQ(h->root_comm_id, (char *)nla_data(tb[ENCD_A_GCOMM_ROOT_COMM_ID]));
+	ASSERT_STREQ(h->root_comm_id, (char *)encd_nla_data(tb[ENCD_A_GCOMM_ROOT_COMM_ID]));
 	ASSERT_EQ(!!h->check_sigs, !!tb[ENCD_A_GCOMM_CHECK_SIGS]);
 	ASSERT_EQ(h->state, a_u32(tb[ENCD_A_GCOMM_STATE]));
 	ASSERT_NE(0, a_u64(tb[ENCD_A_GCOMM_CREATED]));
@@ -385,43 +110,43 @@ static void gcomms_free(struct gcomms *gs)
 }
 
 /* Dumps the comms (-1: no filter); returns the reply's error. */
-static int gcomm_dump(struct nl *nl, int nec_dev, int ctx, struct gcomms *gs, struct nl_reply *rep)
+static int gcomm_dump(struct encd_genl *nl, int nec_dev, int ctx, struct gcomms *gs, struct encd_genl_reply *rep)
 {
-	struct req r;
+	struct encd_genl_req r;
 
-	req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
 	if (nec_dev >= 0)
-		put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
+		encd_genl_req_put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
 	if (ctx >= 0)
-		put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
-	return nl_talk(nl, &r, gcomms_cb, gs, rep);
+		encd_genl_req_put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
+	return encd_genl_talk(nl, &r, gcomms_cb, gs, rep);
 }
 
-static int gcomm_get(struct nl *nl, uint32_t nec_dev, uint32_t ctx, struct gcomms *gs,
-		     struct nl_reply *rep)
+static int gcomm_get(struct encd_genl *nl, uint32_t nec_dev, uint32_t ctx, struct gcomms *gs,
+		     struct encd_genl_reply *rep)
 {
-	struct req r;
+	struct encd_genl_req r;
 
-	req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, 0);
-	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
-	put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
-	return nl_talk(nl, &r, gcomms_cb, gs, rep);
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_GCOMM_GET, 0);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_NEC_DEV, nec_dev);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_CTX, ctx);
+	return encd_genl_talk(nl, &r, gcomms_cb, gs, rep);
 }
 
 /* TOPO_SET with every host fact; returns the error. */
-static int topo_set(struct nl *nl, uint32_t pod_type, uint32_t pod_node_id, uint32_t pod_sz,
+static int topo_set(struct encd_genl *nl, uint32_t pod_type, uint32_t pod_node_id, uint32_t pod_sz,
 		    uint64_t reservation_id, uint32_t vss)
 {
-	struct nl_reply rep;
-	struct req r;
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
 
-	req_init(&r, nl->family, ENCD_NL_CMD_TOPO_SET, 0);
-	put_u32(&r, ENCD_A_TOPO_POD_TYPE, pod_type);
-	put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, pod_node_id);
-	put_u32(&r, ENCD_A_TOPO_POD_SZ, pod_sz);
-	put_attr(&r, ENCD_A_TOPO_RESERVATION_ID, &reservation_id, sizeof(reservation_id));
-	put_u32(&r, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE, vss);
-	return nl_talk(nl, &r, NULL, NULL, &rep);
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_TOPO_SET, 0);
+	encd_genl_req_put_u32(&r, ENCD_A_TOPO_POD_TYPE, pod_type);
+	encd_genl_req_put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, pod_node_id);
+	encd_genl_req_put_u32(&r, ENCD_A_TOPO_POD_SZ, pod_sz);
+	encd_genl_req_put(&r, ENCD_A_TOPO_RESERVATION_ID, &reservation_id, sizeof(reservation_id));
+	encd_genl_req_put_u32(&r, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE, vss);
+	return encd_genl_talk(nl, &r, NULL, NULL, &rep);
 }
 
 /* Runs @fn in a child and returns its exit status (or 128 + signal). */
@@ -440,7 +165,7 @@ static int in_child(int (*fn)(void *), void *arg)
 }
 
 FIXTURE(nl) {
-	struct nl nl;
+	struct encd_genl nl;
 	int fd;		/* /dev/encd */
 	pid_t world;	/* the process group of a world this test launched, or 0 */
 	int insecure;	/* allow_insecure_worlds as the test found it: 0, 1, or -1 */
@@ -464,11 +189,11 @@ static int param_bool(const char *name)
 	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
 }
 
-static void world_kill(struct nl *nl, pid_t world);
+static void world_kill(struct encd_genl *nl, pid_t world);
 
 FIXTURE_SETUP(nl)
 {
-	ASSERT_EQ(0, nl_open(&self->nl));
+	ASSERT_EQ(0, encd_genl_open(&self->nl));
 	ASSERT_NE(0, self->nl.family);
 	self->fd = encd_open();
 	ASSERT_LE(0, self->fd);
@@ -486,7 +211,7 @@ FIXTURE_TEARDOWN(nl)
 	if (self->insecure >= 0)
 		encd_param_set(INSECURE_PARAM, self->insecure);
 	close(self->fd);
-	nl_close(&self->nl);
+	encd_genl_close(&self->nl);
 }
 
 TEST_F(nl, family_has_version_and_events_group)
@@ -497,7 +222,7 @@ TEST_F(nl, family_has_version_and_events_group)
 TEST_F(nl, get_matches_ioctl_header_field_by_field)
 {
 	struct encd_glb_comm_header h;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
 	__u32 vnc;
 
@@ -511,7 +236,7 @@ TEST_F(nl, get_matches_ioctl_header_field_by_field)
 		test_cmd(encd_get(self->fd, vnc, ctx, &h));
 		ASSERT_EQ(0, gcomm_get(&self->nl, vnc, ctx, &gs, &rep));
 		ASSERT_EQ(1, gs.n);
-		ASSERT_EQ(ENCD_NL_CMD_GCOMM_GET, genl_cmd(gs.msg[0]));
+		ASSERT_EQ(ENCD_NL_CMD_GCOMM_GET, encd_genl_cmd(gs.msg[0]));
 		check_gcomm(_metadata, gs.msg[0], &h);
 		gcomms_free(&gs);
 	}
@@ -519,7 +244,7 @@ TEST_F(nl, get_matches_ioctl_header_field_by_field)
 
 TEST_F(nl, get_of_a_missing_comm_is_enoent_with_a_reason)
 {
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
 
 	ASSERT_EQ(-ENOENT, gcomm_get(&self->nl, 17, 1, &gs, &rep));
@@ -531,7 +256,7 @@ TEST_F(nl, dump_of_every_comm_of_256_cores_is_complete_and_split)
 {
 	struct encd_glb_comm_header h;
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
 	uint32_t dev, ctx, i;
 
@@ -545,7 +270,7 @@ TEST_F(nl, dump_of_every_comm_of_256_cores_is_complete_and_split)
 	ASSERT_LT(1, rep.parts);
 	ASSERT_FALSE(rep.intr);
 	for (i = 0; i < (uint32_t)gs.n; i++) {
-		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		encd_genl_parse(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
 		/* In slot order, each once. */
 		ASSERT_EQ(i / ENCD_MAX_CONTEXTS, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
 		ASSERT_EQ(i % ENCD_MAX_CONTEXTS, a_u32(tb[ENCD_A_GCOMM_CTX]));
@@ -594,7 +319,7 @@ TEST_F(nl, dump_racing_builds_and_teardowns_has_only_whole_entries)
 {
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
 	int rounds = 200, status, i, d, intr = 0;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
 	uint32_t dev;
 	pid_t pid;
@@ -614,7 +339,7 @@ TEST_F(nl, dump_racing_builds_and_teardowns_has_only_whole_entries)
 		ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
 		intr += rep.intr;
 		for (i = 0; i < gs.n; i++) {
-			parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+			encd_genl_parse(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
 			dev = a_u32(tb[ENCD_A_GCOMM_NEC_DEV]);
 			/* Every entry is whole and as it was built. */
 			if (dev < 64) {
@@ -634,8 +359,65 @@ TEST_F(nl, dump_racing_builds_and_teardowns_has_only_whole_entries)
 		gcomms_free(&gs);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, status);
+	ASSERT_TRUE(WIFEXITED(status)) {
+		TH_LOG("the churning child was killed by signal %d", WTERMSIG(status));
+	}
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* 200 rounds of 64 builds and teardowns do change the set under a dump. */
+	ASSERT_LT(0, intr);
 	TH_LOG("%d of 100 dumps were marked interrupted", intr);
+}
+
+/* Collects a dump's replies; on the first one, builds a comm on another file. */
+struct interrupter {
+	struct gcomms gs;
+	int fd;
+	int err;
+	bool built;
+};
+
+static void interrupt_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct interrupter *in = arg;
+
+	if (!in->built) {
+		in->built = true;
+		in->err = encd_build(in->fd, 250, 0, 1, 0, NULL);
+	}
+	gcomms_cb(nlh, &in->gs);
+}
+
+/*
+ * A dump is made a part at a time: the first when it is asked for, each next
+ * one when the reader takes the one before. A comm built after the first
+ * part came marks the parts made after it, and NLMSG_DONE, NLM_F_DUMP_INTR.
+ */
+TEST_F(nl, a_dump_the_set_changes_under_is_marked_interrupted)
+{
+	struct interrupter in = { .fd = encd_open() };
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
+	uint32_t dev;
+
+	ASSERT_LE(0, in.fd);
+	for (dev = 0; dev < 200; dev++) {
+		test_cmd(encd_build(self->fd, dev, dev, 200, 0, NULL));
+		test_cmd(encd_build(self->fd, dev, dev, 200, 1, NULL));
+	}
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, encd_genl_talk(&self->nl, &r, interrupt_cb, &in, &rep));
+	test_cmd(in.err);
+	/* the second part was made with the first reply; the third after the build */
+	ASSERT_LE(3, rep.parts);
+	ASSERT_TRUE(rep.intr);
+	gcomms_free(&in.gs);
+
+	/* Nothing changed since: the next dump is whole, and has the new comm. */
+	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &in.gs, &rep));
+	ASSERT_FALSE(rep.intr);
+	ASSERT_EQ(401, in.gs.n);
+	gcomms_free(&in.gs);
+	close(in.fd);
 }
 
 TEST_F(nl, events_say_when_a_comm_is_built_and_torn_down)
@@ -643,48 +425,48 @@ TEST_F(nl, events_say_when_a_comm_is_built_and_torn_down)
 	struct encd_glb_comm_header h;
 	const struct nlmsghdr *ev;
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
-	struct nl events;
+	struct encd_genl events;
 
-	ASSERT_EQ(0, nl_open(&events));
-	ASSERT_EQ(0, nl_join_events(&events));
+	ASSERT_EQ(0, encd_genl_open(&events));
+	ASSERT_EQ(0, encd_genl_join_events(&events));
 
 	test_cmd(encd_build(self->fd, 42, 7, 16, 1, NULL));
 	test_cmd(encd_get(self->fd, 42, 1, &h));
-	ev = nl_next_event(&events, 2000);
+	ev = encd_genl_next_event(&events, 2000);
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(ENCD_NL_CMD_GCOMM_ADD_NTF, genl_cmd(ev));
+	ASSERT_EQ(ENCD_NL_CMD_GCOMM_ADD_NTF, encd_genl_cmd(ev));
 	check_gcomm(_metadata, ev, &h);
 
 	/* A second holder of the same world makes no new comm: no event. */
 	test_cmd(encd_build(self->fd, 42, 7, 16, 1, NULL));
 	test_cmd(encd_release(self->fd, 42, 1));
-	ev = nl_next_event(&events, 2000);
+	ev = encd_genl_next_event(&events, 2000);
 	ASSERT_NE(NULL, ev);
-	ASSERT_EQ(ENCD_NL_CMD_GCOMM_DEL_NTF, genl_cmd(ev));
-	parse_msg(ev, tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(ENCD_NL_CMD_GCOMM_DEL_NTF, encd_genl_cmd(ev));
+	encd_genl_parse(ev, tb, ENCD_A_GCOMM_MAX);
 	ASSERT_EQ(h.serial, a_u64(tb[ENCD_A_GCOMM_SERIAL]));
 	ASSERT_EQ(0, a_u32(tb[ENCD_A_GCOMM_HOLDERS]));
-	ASSERT_EQ(NULL, nl_next_event(&events, 200));
-	nl_close(&events);
+	ASSERT_EQ(NULL, encd_genl_next_event(&events, 200));
+	encd_genl_close(&events);
 }
 
 /* As nobody: read, listen, but not change the topology. */
 static int unprivileged(void *arg)
 {
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
-	struct nl nl;
+	struct encd_genl nl;
 
 	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 		return 10;
-	if (nl_open(&nl))
+	if (encd_genl_open(&nl))
 		return 11;
 	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 1)
 		return 12;
 	gcomms_free(&gs);
 	if (gcomm_get(&nl, 3, 0, &gs, &rep) || gs.n != 1)
 		return 13;
-	if (nl_join_events(&nl))
+	if (encd_genl_join_events(&nl))
 		return 14;
 	if (topo_set(&nl, 1, 0, 2, 0, 0) != -EPERM)
 		return 15;
@@ -702,7 +484,7 @@ static int no_net_admin(void *arg)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
-	struct nl nl;
+	struct encd_genl nl;
 
 	if (syscall(SYS_capget, &hdr, data))
 		return 10;
@@ -710,7 +492,7 @@ static int no_net_admin(void *arg)
 	data[0].permitted &= ~(1U << CAP_NET_ADMIN);
 	if (syscall(SYS_capset, &hdr, data))
 		return 11;
-	if (nl_open(&nl))
+	if (encd_genl_open(&nl))
 		return 12;
 	if (topo_set(&nl, 1, 0, 2, 0, 0) != -EPERM)
 		return 13;
@@ -726,15 +508,15 @@ TEST_F(nl, topology_set_is_read_back_and_reaches_new_comms)
 {
 	const struct nlattr *tb[ENCD_A_TOPO_MAX + 1];
 	struct encd_glb_comm_header h;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
-	struct req r;
+	struct encd_genl_req r;
 
 	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_SWITCH, 3, 8, 99, 4));
-	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
-	ASSERT_EQ(0, nl_talk(&self->nl, &r, gcomms_cb, &gs, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	ASSERT_EQ(0, encd_genl_talk(&self->nl, &r, gcomms_cb, &gs, &rep));
 	ASSERT_EQ(1, gs.n);
-	parse_msg(gs.msg[0], tb, ENCD_A_TOPO_MAX);
+	encd_genl_parse(gs.msg[0], tb, ENCD_A_TOPO_MAX);
 	ASSERT_EQ(NUM_VCORES, a_u32(tb[ENCD_A_TOPO_NUM_VCORES]));
 	ASSERT_EQ(ENCD_POD_TYPE_SWITCH, a_u32(tb[ENCD_A_TOPO_POD_TYPE]));
 	ASSERT_EQ(3, a_u32(tb[ENCD_A_TOPO_POD_NODE_ID]));
@@ -744,9 +526,9 @@ TEST_F(nl, topology_set_is_read_back_and_reaches_new_comms)
 	gcomms_free(&gs);
 
 	/* Only what is given changes. */
-	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
-	put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, 2);
-	ASSERT_EQ(0, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
+	encd_genl_req_put_u32(&r, ENCD_A_TOPO_POD_NODE_ID, 2);
+	ASSERT_EQ(0, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 	test_cmd(encd_build(self->fd, 11, 5, 8, 0, NULL));
 	test_cmd(encd_get(self->fd, 11, 0, &h));
 	ASSERT_EQ(ENCD_POD_TYPE_SWITCH, h.pod_type);
@@ -755,13 +537,13 @@ TEST_F(nl, topology_set_is_read_back_and_reaches_new_comms)
 	ASSERT_EQ(99, h.reservation_id);
 	ASSERT_EQ(1, h.virtual_server_id);
 
-	/* The seed's pod check sees a pod_type the provider was set to. */
+	/* libnrt's pod check sees a pod_type the provider was set to. */
 	ASSERT_EQ(0, topo_set(&self->nl, ENCD_POD_TYPE_INVALID, 0, 0, 0, 0));
 	test_err(EINVAL, "Invalid pod_type: 3", encd_build(self->fd, 12, 0, 8, 0, NULL));
 
 	/* An empty set is a mistake, said so. */
-	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
-	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_SET, 0);
+	ASSERT_EQ(-EINVAL, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 	ASSERT_STREQ("nothing to set: give at least one topology attribute", rep.msg);
 }
 
@@ -776,7 +558,7 @@ static void vcore_cb(const struct nlmsghdr *nlh, void *arg)
 	struct vcores *v = arg;
 	uint32_t vnc;
 
-	parse_msg(nlh, tb, ENCD_A_VCORE_MAX);
+	encd_genl_parse(nlh, tb, ENCD_A_VCORE_MAX);
 	vnc = a_u32(tb[ENCD_A_VCORE_VNC]);
 	/* The derivation Documentation/module-parameters.rst gives (2 per device). */
 	v->ok &= vnc == (uint32_t)v->n && a_u32(tb[ENCD_A_VCORE_NEC_DEV]) == vnc &&
@@ -790,31 +572,31 @@ static void vcore_cb(const struct nlmsghdr *nlh, void *arg)
 TEST_F(nl, vcore_dump_lists_every_core)
 {
 	struct vcores v = { .ok = true };
-	struct nl_reply rep;
-	struct req r;
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
 
-	req_init(&r, self->nl.family, ENCD_NL_CMD_VCORE_GET, NLM_F_DUMP);
-	ASSERT_EQ(0, nl_talk(&self->nl, &r, vcore_cb, &v, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_VCORE_GET, NLM_F_DUMP);
+	ASSERT_EQ(0, encd_genl_talk(&self->nl, &r, vcore_cb, &v, &rep));
 	ASSERT_EQ(NUM_VCORES, v.n);
 	ASSERT_TRUE(v.ok);
 }
 
 /* MODULE_GET: allow-insecure-worlds, or -1 when the reply has no such u8. */
-static int module_get(struct nl *nl, struct nl_reply *rep)
+static int module_get(struct encd_genl *nl, struct encd_genl_reply *rep)
 {
 	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1];
 	const struct nlattr *a;
 	struct gcomms gs = {};
-	struct req r;
+	struct encd_genl_req r;
 	int allow = -1;
 
-	req_init(&r, nl->family, ENCD_NL_CMD_MODULE_GET, 0);
-	if (nl_talk(nl, &r, gcomms_cb, &gs, rep) || gs.n != 1)
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_MODULE_GET, 0);
+	if (encd_genl_talk(nl, &r, gcomms_cb, &gs, rep) || gs.n != 1)
 		goto out;
-	parse_msg(gs.msg[0], tb, ENCD_A_MODULE_MAX);
+	encd_genl_parse(gs.msg[0], tb, ENCD_A_MODULE_MAX);
 	a = tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS];
-	if (a && nla_len(a) == 1)
-		allow = *(uint8_t *)nla_data(a);
+	if (a && encd_nla_len(a) == 1)
+		allow = *(uint8_t *)encd_nla_data(a);
 out:
 	gcomms_free(&gs);
 	return allow;
@@ -822,10 +604,10 @@ out:
 
 static int module_get_in_new_netns(void *arg)
 {
-	struct nl_reply rep;
-	struct nl nl;
+	struct encd_genl_reply rep;
+	struct encd_genl nl;
 
-	if (unshare(CLONE_NEWNET) || nl_open(&nl))
+	if (unshare(CLONE_NEWNET) || encd_genl_open(&nl))
 		return 100;
 	return module_get(&nl, &rep);
 }
@@ -836,18 +618,6 @@ struct netns_ctx {
 	int to_parent[2], to_child[2];
 };
 
-static int wait_byte(int fd)
-{
-	char c;
-
-	return read(fd, &c, 1) == 1 ? 0 : -1;
-}
-
-static int send_byte(int fd)
-{
-	return write(fd, "x", 1) == 1 ? 0 : -1;
-}
-
 /*
  * In a new network namespace: the init namespace's comm is invisible; a comm
  * built here is visible here and its event arrives here.
@@ -857,14 +627,14 @@ static int netns_child(void *arg)
 	struct netns_ctx *c = arg;
 	struct encd_glb_comm_header hdr;
 	const struct nlmsghdr *ev;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
-	struct nl nl, events;
+	struct encd_genl nl, events;
 	int fd;
 
 	if (unshare(CLONE_NEWNET))
 		return 10;
-	if (nl_open(&nl) || nl_open(&events) || nl_join_events(&events))
+	if (encd_genl_open(&nl) || encd_genl_open(&events) || encd_genl_join_events(&events))
 		return 11;
 	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 0)
 		return 12;
@@ -883,17 +653,17 @@ static int netns_child(void *arg)
 		return 21;
 	if (encd_build(fd, 21, 1, 2, 0, NULL))
 		return 14;
-	ev = nl_next_event(&events, 2000);
-	if (!ev || genl_cmd(ev) != ENCD_NL_CMD_GCOMM_ADD_NTF)
+	ev = encd_genl_next_event(&events, 2000);
+	if (!ev || encd_genl_cmd(ev) != ENCD_NL_CMD_GCOMM_ADD_NTF)
 		return 15;
 	if (gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n != 1)
 		return 16;
 	gcomms_free(&gs);
 	/* The parent looks, then lets us go. */
-	if (send_byte(c->to_parent[1]) || wait_byte(c->to_child[0]))
+	if (encd_send_byte(c->to_parent[1]) || encd_wait_byte(c->to_child[0], 30))
 		return 17;
 	/* The parent's new comm is none of this namespace's business. */
-	if (nl_next_event(&events, 300))
+	if (encd_genl_next_event(&events, 300))
 		return 18;
 	return 0;
 }
@@ -901,11 +671,11 @@ static int netns_child(void *arg)
 /* In yet another namespace, nothing of either. */
 static int other_netns(void *arg)
 {
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
-	struct nl nl;
+	struct encd_genl nl;
 
-	if (unshare(CLONE_NEWNET) || nl_open(&nl))
+	if (unshare(CLONE_NEWNET) || encd_genl_open(&nl))
 		return 10;
 	return gcomm_dump(&nl, -1, -1, &gs, &rep) || gs.n ? 11 : 0;
 }
@@ -915,43 +685,45 @@ TEST_F(nl, each_netns_sees_and_attaches_to_its_own_comms_only)
 	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
 	struct encd_glb_comm_header hdr;
 	struct netns_ctx c;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
-	struct nl events;
+	struct encd_genl events;
 	int status;
 	pid_t pid;
 
 	ASSERT_EQ(0, pipe(c.to_parent));
 	ASSERT_EQ(0, pipe(c.to_child));
-	ASSERT_EQ(0, nl_open(&events));
-	ASSERT_EQ(0, nl_join_events(&events));
+	ASSERT_EQ(0, encd_genl_open(&events));
+	ASSERT_EQ(0, encd_genl_join_events(&events));
 	test_cmd(encd_build(self->fd, 20, 0, 2, 0, NULL));
-	ASSERT_NE(NULL, nl_next_event(&events, 2000));
+	ASSERT_NE(NULL, encd_genl_next_event(&events, 2000));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(netns_child(&c));
-	ASSERT_EQ(0, wait_byte(c.to_parent[0]));
+	ASSERT_EQ(0, encd_wait_byte(c.to_parent[0], 30));
 
 	/* The initial namespace sees its own comm only, hears nothing of the child's. */
 	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
 	ASSERT_EQ(1, gs.n);
-	parse_msg(gs.msg[0], tb, ENCD_A_GCOMM_MAX);
+	encd_genl_parse(gs.msg[0], tb, ENCD_A_GCOMM_MAX);
 	ASSERT_EQ(20, a_u32(tb[ENCD_A_GCOMM_NEC_DEV]));
 	gcomms_free(&gs);
 	ASSERT_EQ(-ENOENT, gcomm_get(&self->nl, 21, 0, &gs, &rep));
-	ASSERT_EQ(NULL, nl_next_event(&events, 300));
+	ASSERT_EQ(NULL, encd_genl_next_event(&events, 300));
 	test_err(ENOENT, "No global comm on core 21 context 0", encd_get(self->fd, 21, 0, &hdr));
 	test_err(EBUSY, NULL, encd_build(self->fd, 21, 1, 2, 0, NULL));
 	ASSERT_EQ(0, in_child(other_netns, NULL));
 
 	test_cmd(encd_build(self->fd, 22, 0, 2, 0, NULL));
-	ASSERT_EQ(0, send_byte(c.to_child[1]));
+	ASSERT_EQ(0, encd_send_byte(c.to_child[1]));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_TRUE(WIFEXITED(status)) {
+		TH_LOG("the namespace's child was killed by signal %d", WTERMSIG(status));
+	}
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	nl_close(&events);
+	encd_genl_close(&events);
 }
 
 /* --- malformed requests get extended acks, never a kernel report --- */
@@ -1001,8 +773,8 @@ static const struct bad_case bad_cases[] = {
 
 TEST_F(nl, malformed_requests_get_extended_acks)
 {
-	struct nl_reply rep;
-	struct req r;
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
 	uint64_t v64;
 	uint32_t off;
 	size_t i;
@@ -1010,13 +782,13 @@ TEST_F(nl, malformed_requests_get_extended_acks)
 	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
 		const struct bad_case *c = &bad_cases[i];
 
-		req_init(&r, self->nl.family, c->cmd, c->flags);
+		encd_genl_req_init(&r, self->nl.family, c->cmd, c->flags);
 		off = 0;
 		if (c->type) {
 			v64 = c->value;
-			off = put_attr(&r, c->type, &v64, c->len);
+			off = encd_genl_req_put(&r, c->type, &v64, c->len);
 		}
-		nl_talk(&self->nl, &r, NULL, NULL, &rep);
+		encd_genl_talk(&self->nl, &r, NULL, NULL, &rep);
 		EXPECT_EQ(c->err, rep.err) {
 			TH_LOG("%s: %d (%s)", c->name, rep.err, rep.msg);
 		}
@@ -1033,42 +805,42 @@ TEST_F(nl, malformed_requests_get_extended_acks)
 
 TEST_F(nl, missing_attributes_are_named)
 {
-	struct nl_reply rep;
-	struct req r;
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
 
-	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
-	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
+	ASSERT_EQ(-EINVAL, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 	ASSERT_EQ(ENCD_A_GCOMM_NEC_DEV, rep.miss_type);
 
-	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
-	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 0);
-	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, 0);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 0);
+	ASSERT_EQ(-EINVAL, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 	ASSERT_EQ(ENCD_A_GCOMM_CTX, rep.miss_type);
 	ASSERT_STREQ("both the core (nec-dev) and the context are needed", rep.msg);
 }
 
 TEST_F(nl, truncated_and_nonzero_reserved_headers_are_refused)
 {
-	struct nl_reply rep;
-	struct req r;
+	struct encd_genl_reply rep;
+	struct encd_genl_req r;
 	struct nlattr *a;
 
 	/* An attribute that claims more bytes than the message has. */
-	req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
-	put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 1);
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_GCOMM_GET, NLM_F_DUMP);
+	encd_genl_req_put_u32(&r, ENCD_A_GCOMM_NEC_DEV, 1);
 	a = (struct nlattr *)r.attrs;
 	a->nla_len = 64;
-	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_EQ(-EINVAL, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 
 	/* genlmsghdr.reserved is checked for every command. */
-	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
 	r.g.reserved = 1;
-	ASSERT_EQ(-EINVAL, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	ASSERT_EQ(-EINVAL, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 	ASSERT_NE(0, rep.msg[0]);
 
 	/* The family still answers. */
-	req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
-	ASSERT_EQ(0, nl_talk(&self->nl, &r, NULL, NULL, &rep));
+	encd_genl_req_init(&r, self->nl.family, ENCD_NL_CMD_TOPO_GET, 0);
+	ASSERT_EQ(0, encd_genl_talk(&self->nl, &r, NULL, NULL, &rep));
 }
 
 /* --- encctl's JSON against libenc --- */
@@ -1238,7 +1010,7 @@ TEST_F(nl, encctl_status_and_comm_show_json_match_the_library)
 TEST_F(nl, module_get_and_encctl_status_follow_allow_insecure_worlds)
 {
 	struct json_object *j, *v;
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	int allow;
 
 	/* As the module was loaded (the runner gives no such parameter). */
@@ -1358,7 +1130,7 @@ struct big_node {
 
 /* A NODE_GET dump put back together, and what broke the protocol if anything did. */
 struct big_dump {
-	const struct nl_reply *rep;	/* the part each message comes in */
+	const struct encd_genl_reply *rep;	/* the part each message comes in */
 	int n;
 	struct big_node node[BIG_N];
 	char bad[256];
@@ -1372,12 +1144,12 @@ static const char *big_take(struct big_dump *d, const struct nlmsghdr *nlh, uint
 	uint32_t count, want;
 	int type;
 
-	parse_msg(nlh, tb, ENCD_A_NODE_MAX);
+	encd_genl_parse(nlh, tb, ENCD_A_NODE_MAX);
 	if (!tb[ENCD_A_NODE_PARTICIPANTS_OFFSET] || !tb[ENCD_A_NODE_PARTICIPANTS] ||
-	    nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) % 4)
+	    encd_nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) % 4)
 		return "no offset or participants";
 	*off = a_u32(tb[ENCD_A_NODE_PARTICIPANTS_OFFSET]);
-	count = nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) / 4;
+	count = encd_nla_len(tb[ENCD_A_NODE_PARTICIPANTS]) / 4;
 	if (!*off) {
 		if (d->n == BIG_N)
 			return "more nodes than the world's";
@@ -1419,7 +1191,7 @@ static const char *big_take(struct big_dump *d, const struct nlmsghdr *nlh, uint
 							       ENCD_PARTICIPANTS_PER_MSG;
 	if (count != want || *off + count > BIG_N)
 		return "not as many participants as there should be";
-	memcpy(x->part + *off, nla_data(tb[ENCD_A_NODE_PARTICIPANTS]), count * 4);
+	memcpy(x->part + *off, encd_nla_data(tb[ENCD_A_NODE_PARTICIPANTS]), count * 4);
 	x->n_part += count;
 	x->msgs++;
 	x->last_part = d->rep->parts;
@@ -1437,21 +1209,22 @@ static void big_node_cb(const struct nlmsghdr *nlh, void *arg)
 }
 
 /* NODE_GET dumped on a new socket whose recv() asks for @recv_len bytes. */
-static int big_dump(struct big_dump *d, size_t recv_len, struct nl_reply *rep)
+static int big_dump(struct big_dump *d, size_t recv_len, struct encd_genl_reply *rep)
 {
-	struct nl *nl = malloc(sizeof(*nl));
-	struct req r;
+	struct encd_genl *nl = malloc(sizeof(*nl));
+	struct encd_genl_req r;
 	int err;
 
 	if (!nl)
 		return -ENOMEM;
-	err = nl_open_recv(nl, recv_len);
+	err = encd_genl_open(nl);
 	if (!err) {
+		nl->recv_len = recv_len;
 		memset(d, 0, sizeof(*d));
 		d->rep = rep;
-		req_init(&r, nl->family, ENCD_NL_CMD_NODE_GET, NLM_F_DUMP);
-		err = nl_talk(nl, &r, big_node_cb, d, rep);
-		nl_close(nl);
+		encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_NODE_GET, NLM_F_DUMP);
+		err = encd_genl_talk(nl, &r, big_node_cb, d, rep);
+		encd_genl_close(nl);
 	}
 	free(nl);
 	return err;
@@ -1460,7 +1233,7 @@ static int big_dump(struct big_dump *d, size_t recv_len, struct nl_reply *rep)
 /* The world's BIG_N ranks are all there, ready, each node with every participant. */
 static bool big_world_ready(struct big_dump *d)
 {
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	int i;
 
 	if (big_dump(d, 0, &rep) || d->n != BIG_N || d->bad[0])
@@ -1472,9 +1245,9 @@ static bool big_world_ready(struct big_dump *d)
 	return true;
 }
 
-static void world_kill(struct nl *nl, pid_t world)
+static void world_kill(struct encd_genl *nl, pid_t world)
 {
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	struct gcomms gs = {};
 	int tries;
 
@@ -1521,7 +1294,7 @@ TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 90
 	struct json_object *j, *comms;
 	int i, k, tries, straddles = 0;
 	struct gcomms gs = {};
-	struct nl_reply rep;
+	struct encd_genl_reply rep;
 	size_t recv_len;
 	uint32_t p;
 
@@ -1580,7 +1353,7 @@ TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 90
 	ASSERT_EQ(0, gcomm_dump(&self->nl, -1, -1, &gs, &rep));
 	ASSERT_EQ(BIG_N, gs.n);
 	for (i = 0; i < gs.n; i++) {
-		parse_msg(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		encd_genl_parse(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
 		ASSERT_NE(NULL, tb[ENCD_A_GCOMM_HOST_TX_BYTES]);
 		ASSERT_EQ(0, a_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES]));
 	}

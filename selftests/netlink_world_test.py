@@ -9,6 +9,7 @@ and that is what `encctl status`, `encctl comm show`, `encctl monitor` and a
 raw NODE_GET dump are held to; the bytes each host agent sent, to what its
 network namespace's TCP sockets sent.
 """
+import errno
 import fcntl
 import json
 import os
@@ -22,36 +23,17 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from worlds import Netns, SECRET_FILE  # noqa: E402 (beside this file)
+from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET_FILE, Netns, Ports, Rank,
+                        encctl_json, finish, main, stop, wait_until)
 
-BUILD = os.environ.get("ENCD_BUILD", "")
-ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
-if not BUILD or not os.access(ENCCTL, os.X_OK):
-    ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
 TMP = tempfile.mkdtemp(prefix="encd-netlink-world-")
-MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
-port_next = [32000]
+port = Ports(32000)
 results = []
 
 
 def case(fn):
-    results.append(fn)
+    results.append((fn.__name__, fn))
     return fn
-
-
-def port():
-    port_next[0] += 1
-    return port_next[0]
-
-
-def encctl_json(*args):
-    p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=60)
-    if p.returncode:
-        raise RuntimeError("encctl -j %s: status %d: %s" % (" ".join(args), p.returncode,
-                                                             p.stderr.strip()))
-    return json.loads(p.stdout)
 
 
 def write_program(name, groups, ops=()):
@@ -62,30 +44,8 @@ def write_program(name, groups, ops=()):
 
 
 def join(vnc, gid, n, root, program=None, hold=0, timeout_ms=30000, extra=()):
-    cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
-           "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
-    if program:
-        cmd += ["--program", program]
-    if hold:
-        cmd += ["--hold", str(hold)]
-    return subprocess.Popen(cmd + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-
-
-def finish(p, timeout=600):
-    out, err = p.communicate(timeout=timeout)
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1]) if lines else {"ok": False, "error": "no output: " + err}
-
-
-def wait_for(pred, timeout=300, step=0.5):
-    end = time.time() + timeout
-    while time.time() < end:
-        value = pred()
-        if value:
-            return value
-        time.sleep(step)
-    return None
+    hold_args = ["--hold", str(hold)] if hold else []
+    return Rank(vnc, gid, n, root, timeout_ms, list(extra) + hold_args, program=program)
 
 
 def bootstrapped_comms(want_nodes):
@@ -194,6 +154,17 @@ def hold_comm(vnc, gid, n, ctx, root, flags=ENCD_GCOMM_CHECK_SIGS):
     return fd
 
 
+def group_state(nec_dev, stream):
+    """The state of the group node on @stream of the comm on core @nec_dev,
+    context 0, or None."""
+    for c in encctl_json("comm", "show"):
+        if c["nec_dev"] == nec_dev and c["ctx"] == 0:
+            for n in c["nodes"]:
+                if n["stream"] == stream and not n["global"]:
+                    return n["state"]
+    return None
+
+
 def probe_event(vnc):
     """Builds and drops a global comm: a gcomm-add and a gcomm-del event."""
     os.close(hold_comm(vnc, 0, 1, 1, ""))
@@ -250,7 +221,8 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
     progs = []
     for r in range(n):
         groups = [
-            # Shares the world's key on stream 0: a pool hit, no new node.
+            # The world's participants on stream 0: a node of its own (the
+            # world's is kept out of the pools).
             {"group_id": 0, "rank": r, "rank_n": n, "participants": list(range(n))},
             {"group_id": 1, "rank": n - 1 - r, "rank_n": n,
              "participants": list(range(n))[::-1], "stream_id": 1},
@@ -260,9 +232,9 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         ops = [{"op": "all_reduce", "size_n": 4096, "dtype": 1, "group": 1}]
         progs.append(write_program("status-r%d.json" % r, groups, ops))
     procs = [join(r, r, n, root, progs[r], hold=8, extra=["--barrier"]) for r in range(n)]
-    comms = wait_for(lambda: bootstrapped_comms(3))
+    comms = wait_until(lambda: bootstrapped_comms(3), timeout=300, step=0.5)
     status = encctl_json("status")
-    res = [finish(p) for p in procs]
+    res = finish(procs)
     if not comms:
         return False, "the world never showed as formed: %s" % [r.get("error") for r in res]
     bad = [r for r in res if not r["ok"]]
@@ -287,16 +259,22 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         if (world[0]["rank"], world[0]["rank_n"]) != (r["rank"], r["rank_n"]):
             return False, "rank %d: world node rank %d/%d, the library says %d/%d" % (
                 r["g_device_id"], world[0]["rank"], world[0]["rank_n"], r["rank"], r["rank_n"])
-        # The library's counters are the world node's, by type and size.
+        # The library's counters are the world node's, by type and size: in a
+        # world of 4 every rank validated (17 bytes) and saw the id (129).
         lib = sorted((x["type"], x["size"], x["tx"], x["rx"]) for x in r.get("counters", []))
         names = {"signature": MSG_SIGNATURE, "unique-id": MSG_UNIQUE_ID}
         shown = sorted((names.get(x["type"], -1), x["size"], x["tx"], x["rx"])
                        for x in world[0]["counters"] if x["type"] in names)
         lib = [x for x in lib if x[0] in names.values()]
+        if sorted({(x[0], x[1]) for x in lib}) != [(MSG_SIGNATURE, 17), (MSG_UNIQUE_ID, 129)]:
+            return False, "rank %d: the library's counters are %s" % (r["g_device_id"], lib)
         if lib != shown:
             return False, "rank %d: counters %s, the library says %s" % (
                 r["g_device_id"], shown, lib)
         # Every replica group's comm is a node with its stream, rank and group bit.
+        if sorted(g["group_id"] for g in r.get("group_comms", [])) != [0, 1, 2]:
+            return False, "rank %d: group comms %s, not groups 0, 1 and 2" % (
+                r["g_device_id"], r.get("group_comms"))
         for g in r.get("group_comms", []):
             hits = [x for x in c["nodes"] if x["stream"] == g["stream"] and
                     x["rank"] == g["rank"] and x["rank_n"] == g["rank_n"] and
@@ -320,7 +298,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     progs = [write_program("formed-r%d.json" % r, [
         {"group_id": 0, "rank": r, "rank_n": 2, "participants": [0, 1], "stream_id": 1}])
         for r in range(2)]
-    res = [finish(p) for p in [join(10 + r, r, 2, root, progs[r]) for r in range(2)]]
+    res = finish([join(10 + r, r, 2, root, progs[r]) for r in range(2)])
     if not all(r["ok"] for r in res):
         return False, "the formed world failed: %s" % [r["error"] for r in res]
     ev = mon.drain()
@@ -345,7 +323,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         ops = [{"op": "all_reduce", "size_n": 2048 if r == offender else 1024, "dtype": 1,
                 "group": 5}]
         progs.append(write_program("mismatch-r%d.json" % r, groups, ops))
-    res = [finish(p) for p in [join(20 + r, r, n, root, progs[r]) for r in range(n)]]
+    res = finish([join(20 + r, r, n, root, progs[r]) for r in range(n)])
     if any(r["ok"] for r in res):
         return False, "a mismatched world formed"
     ev = mon.drain()
@@ -359,23 +337,37 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     notes.append("mismatch names rank %d" % offender)
     mon.events = []
 
-    # Failed: rank 1 leaves right after the world forms; rank 0 then
-    # bootstraps a group with it and hears nobody. Rank 0's comm has a
-    # second holder, so that it outlives rank 0 and shows what went wrong.
+    # Failed: rank 1 forms the world and holds it; rank 0 bootstraps a group
+    # with it, and rank 1 leaves while rank 0 waits for its signature. Rank
+    # 0's comm has a second holder, so that it outlives rank 0 and shows
+    # what went wrong.
     root = "127.0.0.1:%d" % port()
     holder = hold_comm(30, 0, 2, 0, root)
     prog0 = write_program("failed-r0.json", [
         {"group_id": 0, "rank": 0, "rank_n": 2, "participants": [0, 1], "stream_id": 3}])
-    prog1 = write_program("failed-r1.json", [])
-    procs = [join(30, 0, 2, root, prog0, timeout_ms=5000), join(31, 1, 2, root, prog1)]
-    res = [finish(p) for p in procs]
+    procs = [join(30, 0, 2, root, prog0, timeout_ms=20000), join(31, 1, 2, root, hold=60)]
+    try:
+        waiting = wait_until(lambda: group_state(30, 3) == "validating", timeout=60, step=0.2)
+        if waiting:
+            procs[1].kill()
+        res = finish(procs)
+    finally:
+        stop(procs)
     status = encctl_json("status")
     os.close(holder)
-    if res[0]["ok"]:
-        return False, "rank 0 formed a group without its peer"
+    if not waiting:
+        return False, "rank 0 never waited for rank 1's signature: %s" % res[0]["error"]
+    left = ("rank 1 (global device 1) left the world: its comm was released or its process "
+            "closed /dev/encd")
+    want = "enc_init_replica_groups: failed to init NCCL comm stream_id:3 group_id:0: %s " \
+        "(ECONNABORTED)" % left
+    if res[0]["ok"] or res[0]["status"] != "NRT_FAILURE" or res[0]["error"] != want:
+        return False, "rank 0: %s: %s; want NRT_FAILURE: %s" % (
+            res[0]["status"], res[0]["error"], want)
     ev = mon.drain()
     failed = [e["node"] for e in ev if e["event"] == "world-failed" and e["node"]["nec_dev"] == 30]
-    if not failed or not failed[0]["error"]["msg"] or not failed[0]["error"]["errno"]:
+    if len(failed) != 1 or failed[0]["error"]["msg"] != left or \
+       failed[0]["error"]["errno"] != errno.ECONNABORTED or failed[0]["stream"] != 3:
         return False, "world-failed events: %s (rank 0: %s)" % (failed, res[0]["error"])
     notes.append("failed: %s" % failed[0]["error"]["msg"])
     shown = [c["error"] for c in status["comms"] if c["nec_dev"] == 30 and c["ctx"] == 0]
@@ -408,14 +400,11 @@ def node_dump_of_2080_nodes_is_complete_and_split():
         nodes, parts, intr = node_dump()
         return (nodes, parts, intr) if len(nodes) >= want and \
             all(x["state"] == 6 for x in nodes) else None
-    got = wait_for(all_ready, timeout=400, step=2)
+    got = wait_until(all_ready, timeout=400, step=2)
     nodes, parts, intr = got if got else node_dump()
     # The picture is stable now: read it again and hold it to that.
     again = node_dump() if got else (nodes, parts, intr)
-    for p in procs:
-        p.kill()
-    for p in procs:
-        p.wait()
+    stop(procs)
     if not got:
         return False, "%d of %d nodes ready" % (sum(1 for x in nodes if x["state"] == 6), want)
     nodes, parts, intr = again
@@ -424,6 +413,8 @@ def node_dump_of_2080_nodes_is_complete_and_split():
         return False, "%d nodes, %d distinct, want %d" % (len(nodes), len(keys), want)
     if intr:
         return False, "a dump of a stable host was marked interrupted"
+    if parts < 2:
+        return False, "%d nodes came in %d part" % (len(nodes), parts)
     for x in nodes:
         if x["rank_n"] != n or len(x["participants"]) != n or \
            x["participants"][x["rank"]] != x["nec_dev"] % n:
@@ -479,7 +470,7 @@ def host_tx_bytes_is_what_each_host_agent_sent():
             return shown if all(
                 len(cs) == per_host and all(c["state"] == "bootstrapped" for c in cs)
                 for cs in shown.values()) else None
-        if not wait_for(formed, timeout=300, step=1):
+        if not wait_until(formed, timeout=300, step=1):
             return False, "the world never formed: %s" % [
                 p.stderr.read().decode() for p in procs if p.poll() is not None]
         holder = hold_comm(50, 0, 2, 0, "127.0.0.1:1")
@@ -503,7 +494,7 @@ def host_tx_bytes_is_what_each_host_agent_sent():
         def settled():
             reads.append(sends())
             return len(reads) > 1 and reads[-1] == reads[-2]
-        wait_for(settled, timeout=30, step=1)
+        wait_until(settled, timeout=30, step=1)
         got = reads[-1]
         notes = []
         for ns in hosts.names:
@@ -526,22 +517,5 @@ def host_tx_bytes_is_what_each_host_agent_sent():
         hosts.close()
 
 
-def main():
-    print("TAP version 13")
-    print("1..%d" % len(results))
-    fails = 0
-    for i, fn in enumerate(results, 1):
-        try:
-            ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
-            ok, why = False, "%s: %s" % (type(e).__name__, e)
-        fails += not ok
-        print("%s %d %s # %s" % ("ok" if ok else "not ok", i, fn.__name__,
-                                 str(why).replace("\n", " ")))
-        sys.stdout.flush()
-    print("# %d passed, %d failed" % (len(results) - fails, fails))
-    return 1 if fails else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(results))

@@ -30,7 +30,7 @@
 #include <enc/program.h>
 
 #include "encd_genl.h"
-#include "encd_ranks.h"
+#include "encd_test.h"
 
 #define VNC		5
 #define CTX		0
@@ -65,27 +65,6 @@ static int new_netns(void)
 	return err;
 }
 
-static int wait_byte(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char c;
-
-	return poll(&p, 1, 30000) == 1 && read(fd, &c, 1) == 1 ? 0 : -1;
-}
-
-static int send_byte(int fd)
-{
-	return write(fd, "x", 1) == 1 ? 0 : -1;
-}
-
-static int cmd(int fd, unsigned long nr, void *arg, size_t size)
-{
-	struct encd_head *h = arg;
-
-	h->flags = 0;
-	return encd_cmd(fd, nr, arg, size);
-}
-
 /* Two processes: the comm's owner and a stranger in another namespace. */
 struct pair {
 	int to_owner[2], to_stranger[2];
@@ -102,38 +81,34 @@ static int owner(struct pair *p)
 		"{\"replica_groups\": [{\"group_id\": 0, \"rank\": 0, \"rank_n\": 1,"
 		" \"participants\": [0], \"stream_id\": 1}],"
 		" \"ops\": [{\"op\": \"all_reduce\", \"size_n\": 64, \"group\": 0}]}";
-	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = CTX };
-	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
-	struct encd_program_load pl = { .vnc = VNC, .ctx_id = CTX };
-	struct encd_node_info ni = { .vnc = VNC, .ctx_id = CTX, .group_id = 0 };
+	struct encd_node_info ni;
 	struct encd_glb_comm_header hdr;
 	struct encd_genl nl, events;
 	struct encd_genl_reply rep;
 	struct enc_program *prog;
 	size_t len;
+	const struct nlmsghdr *ev;
 	void *blob, *map;
-	int fd, ev, formed = 0;
+	int fd, formed = 0;
 
 	CHECK(!encd_genl_open(&nl) && !encd_genl_open(&events) &&
 	      !encd_genl_join_events(&events), "no encd family here");
 	/* The stranger listens for events before anything happens. */
-	CHECK(!wait_byte(p->to_owner[0]), "the stranger never said it listens");
+	CHECK(!encd_wait_byte(p->to_owner[0], 30), "the stranger never said it listens");
 	fd = encd_open();
 	CHECK(fd >= 0, "cannot open %s", ENCD_DEV);
 	CHECK(!encd_build(fd, VNC, 0, 1, CTX, NULL), "BUILD");
-	CHECK(!cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)), "SETUP");
+	CHECK(!encd_setup(fd, VNC, CTX, 0, NULL), "SETUP");
 	CHECK(enc_program_from_json_string(json, &prog) == NRT_SUCCESS &&
 	      enc_program_encode(prog, &blob, &len) == NRT_SUCCESS, "the program");
 	enc_program_free(prog);
-	pl.prog_uptr = (uintptr_t)blob;
-	pl.prog_len = len;
-	CHECK(!cmd(fd, ENCD_IOC_PROGRAM_LOAD, &pl, sizeof(pl)), "PROGRAM_LOAD");
+	CHECK(!encd_program_load(fd, VNC, CTX, blob, len), "PROGRAM_LOAD");
 	free(blob);
-	CHECK(!cmd(fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)), "INIT_REPLICA_GROUPS");
+	CHECK(!encd_init_groups(fd, VNC, CTX, 0, NULL), "INIT_REPLICA_GROUPS");
 
 	/* Its own namespace sees everything. */
 	CHECK(!encd_get(fd, VNC, CTX, &hdr), "GET");
-	CHECK(!cmd(fd, ENCD_IOC_NODE_INFO, &ni, sizeof(ni)), "NODE_INFO");
+	CHECK(!encd_node_info(fd, VNC, CTX, 0, &ni), "NODE_INFO");
 	map = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd, hdr.inc_recv_sem_values_buffer);
 	CHECK(map != MAP_FAILED, "mmap: %s", strerror(errno));
 	munmap(map, getpagesize());
@@ -143,12 +118,14 @@ static int owner(struct pair *p)
 	/* The world's node and the group's. */
 	CHECK(!encd_genl_dump(&nl, ENCD_NL_CMD_NODE_GET, VNC, &rep) && !rep.err && rep.msgs == 2,
 	      "NODE_GET dump: %d nodes (%d)", rep.msgs, rep.err);
-	CHECK(encd_genl_event(&events, 2000) == ENCD_NL_CMD_GCOMM_ADD_NTF, "no GCOMM_ADD event");
-	while ((ev = encd_genl_event(&events, 500)) >= 0)
-		formed += ev == ENCD_NL_CMD_WORLD_FORMED_NTF;
+	ev = encd_genl_next_event(&events, 2000);
+	CHECK(ev && encd_genl_cmd(ev) == ENCD_NL_CMD_GCOMM_ADD_NTF, "no GCOMM_ADD event");
+	while ((ev = encd_genl_next_event(&events, 500)))
+		formed += encd_genl_cmd(ev) == ENCD_NL_CMD_WORLD_FORMED_NTF;
 	CHECK(formed == 2, "%d WORLD_FORMED events, not 2", formed);
 
-	CHECK(!send_byte(p->to_stranger[1]) && !wait_byte(p->to_owner[0]), "the stranger");
+	CHECK(!encd_send_byte(p->to_stranger[1]) && !encd_wait_byte(p->to_owner[0], 30),
+	      "the stranger");
 	close(fd);
 	return 0;
 }
@@ -159,50 +136,41 @@ static int owner(struct pair *p)
  */
 static int stranger(struct pair *p, struct encd_genl *nl, struct encd_genl *events)
 {
-	struct encd_global_comm_req req = {
-		.vnc = VNC, .g_device_id = 0, .g_device_cnt = 1, .ctx_id = CTX,
-	};
-	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = CTX };
-	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX };
-	struct encd_comm_barrier b = { .vnc = VNC, .ctx_id = CTX, .group_id = ENCD_GROUP_GLOBAL };
-	struct encd_node_info ni = { .vnc = VNC, .ctx_id = CTX, .group_id = ENCD_GROUP_GLOBAL };
+	struct encd_node_info ni;
 	struct encd_prog_header blob = {};
-	struct encd_program_load pl = {
-		.vnc = VNC, .ctx_id = CTX, .prog_uptr = (uintptr_t)&blob, .prog_len = sizeof(blob),
-	};
 	const char *not_held = "This file does not hold the global comm of core 5 context 0";
 	const char *other_ns = "Core 5 context 0 has a global comm of another network namespace";
+	const struct nlmsghdr *ev;
 	struct encd_genl_reply rep;
-	int fd, ev;
+	int fd;
 	void *map;
 
-	CHECK(!send_byte(p->to_owner[1]), "the owner");
-	CHECK(!wait_byte(p->to_stranger[0]), "the owner never said it was ready");
+	CHECK(!encd_send_byte(p->to_owner[1]), "the owner");
+	CHECK(!encd_wait_byte(p->to_stranger[0], 30), "the owner never said it was ready");
 	fd = encd_open();
 	CHECK(fd >= 0, "cannot open %s", ENCD_DEV);
 
-	/* Attach: refused. */
-	CHECK(cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &req, sizeof(req)) == EBUSY &&
-	      !strcmp(encd_msg, other_ns), "BUILD attached");
-	CHECK(cmd(fd, ENCD_IOC_VALIDATE_GLOBAL_COMM, &req, sizeof(req)) == EBUSY &&
-	      !strcmp(encd_msg, other_ns), "VALIDATE attached");
+	/* Attach, as the owner built it: refused. */
+	CHECK(encd_build(fd, VNC, 0, 1, CTX, NULL) == EBUSY && !strcmp(encd_msg, other_ns),
+	      "BUILD attached");
+	CHECK(encd_validate(fd, VNC, 0, 1, CTX, NULL) == EBUSY && !strcmp(encd_msg, other_ns),
+	      "VALIDATE attached");
 	/* Read: nothing there. */
 	CHECK(encd_get(fd, VNC, CTX, NULL) == ENOENT &&
 	      !strcmp(encd_msg, "No global comm on core 5 context 0"), "GET read it");
-	CHECK(cmd(fd, ENCD_IOC_NODE_INFO, &ni, sizeof(ni)) == ENOENT && !strcmp(encd_msg, not_held),
-	      "NODE_INFO read it");
+	CHECK(encd_node_info(fd, VNC, CTX, ENCD_GROUP_GLOBAL, &ni) == ENOENT &&
+	      !strcmp(encd_msg, not_held), "NODE_INFO read it");
 	map = mmap(NULL, getpagesize(), PROT_READ, MAP_SHARED, fd,
 		   ENCD_SEM_MMAP_OFFSET(VNC, CTX, getpagesize()));
 	CHECK(map == MAP_FAILED && errno == ENOENT, "mmap of its semaphore buffer: %s",
 	      map == MAP_FAILED ? strerror(errno) : "mapped");
 	/* Use: nothing held. */
-	CHECK(cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)) == ENOENT &&
-	      !strcmp(encd_msg, not_held), "SETUP");
-	CHECK(cmd(fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)) == ENOENT &&
-	      !strcmp(encd_msg, not_held), "INIT_REPLICA_GROUPS");
-	CHECK(cmd(fd, ENCD_IOC_COMM_BARRIER, &b, sizeof(b)) == ENOENT &&
+	CHECK(encd_setup(fd, VNC, CTX, 0, NULL) == ENOENT && !strcmp(encd_msg, not_held), "SETUP");
+	CHECK(encd_init_groups(fd, VNC, CTX, 0, NULL) == ENOENT && !strcmp(encd_msg, not_held),
+	      "INIT_REPLICA_GROUPS");
+	CHECK(encd_barrier(fd, VNC, CTX, 0, ENCD_GROUP_GLOBAL, 0, NULL) == ENOENT &&
 	      !strcmp(encd_msg, not_held), "COMM_BARRIER");
-	CHECK(cmd(fd, ENCD_IOC_PROGRAM_LOAD, &pl, sizeof(pl)) == ENOENT &&
+	CHECK(encd_program_load(fd, VNC, CTX, &blob, sizeof(blob)) == ENOENT &&
 	      !strcmp(encd_msg, not_held), "PROGRAM_LOAD");
 	CHECK(encd_release(fd, VNC, CTX) == ENOENT && !strcmp(encd_msg, not_held), "RELEASE");
 
@@ -214,11 +182,11 @@ static int stranger(struct pair *p, struct encd_genl *nl, struct encd_genl *even
 	      "NODE_GET dump: %d nodes", rep.msgs);
 	CHECK(!encd_genl_dump(nl, ENCD_NL_CMD_NODE_GET, VNC, &rep) && !rep.err && !rep.msgs,
 	      "NODE_GET dump of core 5: %d nodes", rep.msgs);
-	ev = encd_genl_event(events, 300);
-	CHECK(ev < 0, "heard event %d of another namespace's comm", ev);
+	ev = encd_genl_next_event(events, 300);
+	CHECK(!ev, "heard event %d of another namespace's comm", ev ? encd_genl_cmd(ev) : 0);
 
 	close(fd);
-	return send_byte(p->to_owner[1]) ? 1 : 0;
+	return encd_send_byte(p->to_owner[1]) ? 1 : 0;
 }
 
 /* Runs the owner in a child and the stranger here, or the other way round. */
@@ -277,23 +245,17 @@ TEST(a_comm_of_the_initial_netns_is_out_of_a_new_ones_reach)
  */
 static int rank_in(int ns_home, __u32 rank, int res, int go)
 {
-	struct encd_setup_global_comm s = {
-		.head.flags = ENCD_SETUP_FORCE_TCP, .vnc = 6 + rank, .ctx_id = CTX,
-		.timeout_ms = 20000,
-	};
-	struct encd_global_comm_req req = {
-		.vnc = 6 + rank, .g_device_id = rank, .g_device_cnt = 2, .ctx_id = CTX,
-	};
+	struct encd_setup_global_comm s;
 	struct encd_rank_result r = { .rank = rank };
 	int fd = encd_open();
-	char c;
+	char root[32], c;
 
-	snprintf(req.root_comm_id, sizeof(req.root_comm_id), "127.0.0.1:%d", ROOT_PORT);
-	r.err = fd < 0 ? errno : encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &req, sizeof(req));
+	snprintf(root, sizeof(root), "127.0.0.1:%d", ROOT_PORT);
+	r.err = fd < 0 ? errno : encd_build_root(fd, 6 + rank, rank, 2, CTX, root);
 	if (!r.err && ns_home >= 0 && setns(ns_home, CLONE_NEWNET))
 		r.err = errno;
 	if (!r.err) {
-		r.err = encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s));
+		r.err = encd_setup_flags(fd, 6 + rank, CTX, ENCD_SETUP_FORCE_TCP, 20000, &s);
 		r.out_flags = s.out_flags;
 		r.rank_n = s.rank_n;
 	}
@@ -303,19 +265,6 @@ static int rank_in(int ns_home, __u32 rank, int res, int go)
 	while (read(go, &c, 1) > 0)
 		;
 	return 0;
-}
-
-static bool port_listened_on(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-	bool busy;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	busy = bind(s, (struct sockaddr *)&a, sizeof(a)) != 0;
-	close(s);
-	return busy;
 }
 
 TEST(a_worlds_sockets_live_in_its_comms_netns)
@@ -330,6 +279,7 @@ TEST(a_worlds_sockets_live_in_its_comms_netns)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		pid_t rank1;
+		int status1;
 
 		close(res[0]);
 		close(go[1]);
@@ -343,7 +293,10 @@ TEST(a_worlds_sockets_live_in_its_comms_netns)
 		if (!rank1)
 			_exit(rank_in(-1, 1, res[1], go[0]));
 		status = rank_in(home, 0, res[1], go[0]);
-		waitpid(rank1, NULL, 0);
+		/* Rank 1 reported; it must also have ended well. */
+		if (waitpid(rank1, &status1, 0) != rank1 || !WIFEXITED(status1) ||
+		    WEXITSTATUS(status1))
+			status = status ?: 12;
 		_exit(status);
 	}
 	close(res[1]);
@@ -363,7 +316,7 @@ TEST(a_worlds_sockets_live_in_its_comms_netns)
 		ASSERT_EQ(2, r[i].rank_n);
 	}
 	/* While the world lives: its root listens in B, not here. */
-	ASSERT_FALSE(port_listened_on(ROOT_PORT));
+	ASSERT_FALSE(encd_tcp_listening(ROOT_PORT));
 	close(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));

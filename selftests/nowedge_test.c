@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "encd_ranks.h"
+#include "encd_test.h"
 
 #define VNC		3
 #define KILL_LIMIT_S	1.0
@@ -37,19 +37,12 @@
 
 static int build(int fd, __u32 ctx, __u32 id, __u32 cnt, const char *root)
 {
-	struct encd_global_comm_req r = {
-		.vnc = VNC, .g_device_id = id, .g_device_cnt = cnt, .ctx_id = ctx,
-	};
-
-	snprintf(r.root_comm_id, sizeof(r.root_comm_id), "%s", root);
-	return encd_cmd(fd, ENCD_IOC_BUILD_GLOBAL_COMM, &r, sizeof(r));
+	return encd_build_root(fd, VNC, id, cnt, ctx, root);
 }
 
 static int setup(int fd, __u32 ctx, __u32 timeout_ms)
 {
-	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = ctx, .timeout_ms = timeout_ms };
-
-	return encd_cmd(fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s));
+	return encd_setup(fd, VNC, ctx, timeout_ms, NULL);
 }
 
 /* A TCP listener on 127.0.0.1:@port that accepts and never answers. */
@@ -110,30 +103,6 @@ static pid_t rank_child(__u32 ctx, __u32 id, __u32 cnt, const char *root, int re
 	_exit(1);
 }
 
-/* Kills @pid and waits for it, at most 10 s; how long it took, or -1. */
-static double kill_and_reap(pid_t pid)
-{
-	double t = encd_now();
-	int status;
-	pid_t p;
-
-	if (kill(pid, SIGKILL))
-		return -1;
-	while ((p = waitpid(pid, &status, WNOHANG)) == 0 && encd_now() - t < 10)
-		usleep(1000);
-	if (p != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
-		return -1;
-	return encd_now() - t;
-}
-
-static int wait_byte(int fd, double timeout_s)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char c;
-
-	return poll(&p, 1, timeout_s * 1000) == 1 && read(fd, &c, 1) == 1 ? 0 : -1;
-}
-
 FIXTURE(kill) {
 	int probe;
 	int root1, root2;	/* silent roots */
@@ -181,7 +150,7 @@ static void kill_beside_a_bootstrap(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, pipe(ready));
 	a = rank_child(1, 1, 2, root1, ready[1]);
 	ASSERT_LE(0, a);
-	ASSERT_EQ(0, wait_byte(ready[0], 10));
+	ASSERT_EQ(0, encd_wait_byte(ready[0], 10));
 	self->conn1 = bootstrap_reached(self->root1, 10);
 	ASSERT_LE(0, self->conn1) {
 		TH_LOG("context 1's bootstrap never reached its root");
@@ -189,7 +158,7 @@ static void kill_beside_a_bootstrap(struct __test_metadata *_metadata,
 	}
 	b = rank_child(0, busy, busy ? 2 : 1, root2, ready[1]);
 	ASSERT_LE(0, b);
-	ASSERT_EQ(0, wait_byte(ready[0], 10));
+	ASSERT_EQ(0, encd_wait_byte(ready[0], 10));
 	if (busy) {
 		self->conn2 = bootstrap_reached(self->root2, 10);
 		ASSERT_LE(0, self->conn2) {
@@ -205,7 +174,7 @@ static void kill_beside_a_bootstrap(struct __test_metadata *_metadata,
 	test_cmd(encd_get(self->probe, VNC, 1, &hdr));
 	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
 
-	t = kill_and_reap(b);
+	t = encd_kill_and_reap(b, 10);
 	ASSERT_LE(0, t) {
 		kill(a, SIGKILL);
 	}
@@ -221,7 +190,7 @@ static void kill_beside_a_bootstrap(struct __test_metadata *_metadata,
 	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
 	ASSERT_EQ(1, hdr.holders);
 
-	t = kill_and_reap(a);
+	t = encd_kill_and_reap(a, 10);
 	ASSERT_LE(0, t);
 	TH_LOG("context 1's process, killed in its bootstrap: gone in %.3f s", t);
 	ASSERT_GT(KILL_LIMIT_S, t);
@@ -282,20 +251,6 @@ static void *race_release(void *arg)
 		strcpy(r->release_msg, encd_msg);
 		pthread_barrier_wait(&r->end);
 	}
-}
-
-/* Whether nothing listens on 127.0.0.1:@port any more: it can be bound. */
-static bool port_free(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-	bool ok;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ok = !bind(s, (struct sockaddr *)&a, sizeof(a));
-	close(s);
-	return ok;
 }
 
 FIXTURE(setup_release) {
@@ -386,9 +341,9 @@ TEST_F_TIMEOUT(setup_release, race_on_one_fd, 560)
 	/* No world's listener is left behind (they close in the background). */
 	deadline = encd_now() + 10;
 	for (port = RACE_PORT; port < RACE_PORT + r.rounds / RACE_ROOT_EVERY; port++) {
-		while (!port_free(port) && encd_now() < deadline)
+		while (encd_tcp_listening(port) && encd_now() < deadline)
 			usleep(10 * 1000);
-		ASSERT_TRUE(port_free(port)) {
+		ASSERT_FALSE(encd_tcp_listening(port)) {
 			TH_LOG("127.0.0.1:%d is still bound", port);
 		}
 	}

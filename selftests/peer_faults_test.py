@@ -29,8 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from worlds import (ENCCTL, SECRET, SECRET_FILE, Netns, Ports, Rank, encctl_json,  # noqa: E402
-                    finish, main, names_rank, node_counter, wait_until, world_nodes)
+from encd_world import (SECRET, SECRET_FILE, Netns, Ports, Rank, encctl_json,  # noqa: E402
+                        finish, main, names_rank, node_counter, root_listens, stop,
+                        wait_until, world_nodes)
 
 port = Ports(35000)
 KEY = P.world_key(SECRET)
@@ -65,10 +66,7 @@ class Scene:
         self.ranks, self.fake, self.relay, self.victim = [], None, None, None
 
     def stop(self):
-        for r in self.ranks:
-            if not r.done.is_set():
-                r.kill()
-        finish(self.ranks, 30)
+        stop(self.ranks)
         if self.fake:
             self.fake.stop()
         if self.relay:
@@ -81,22 +79,13 @@ def scene_relay(n, hold_dir, hold_type):
     sc = Scene()
     root = loopback()
     sc.ranks = [Rank(r, r, n, root, DEADLINE_MS) for r in range(n - 1)]
-    if not wait_until(lambda: _listens(root), 20):
+    if not root_listens(root, 20):
         return sc, False
     sc.relay = P.Relay(root, hold=lambda d, t: d == hold_dir and t == hold_type)
     sc.victim = Rank(n - 1, n - 1, n, sc.relay.addr, DEADLINE_MS)
     sc.ranks.append(sc.victim)
     held = sc.relay.wait_frame(lambda f: f[1] == hold_dir and f[2] == hold_type, 30)
     return sc, bool(held)
-
-
-def _listens(root):
-    import socket
-    try:
-        socket.create_connection(P.parse_hostport(root), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def scene_fake(n, fake_ranks, hold, victim, state, fake_root=False):
@@ -109,7 +98,7 @@ def scene_fake(n, fake_ranks, hold, victim, state, fake_root=False):
         sc.fake = P.FakeHost(root, n, fake_ranks, KEY, hold={hold: True}).start()
     sc.ranks = [Rank(r, r, n, root, DEADLINE_MS, secret=True) for r in kernel]
     if not fake_root:
-        if not wait_until(lambda: _listens(root), 20):
+        if not root_listens(root, 20):
             return sc, False
         sc.fake = P.FakeHost(root, n, fake_ranks, KEY, hold={hold: True}).start()
     sc.victim = next(r for r in sc.ranks if r.gid == victim)
@@ -252,7 +241,7 @@ def a_host_agent_killed_mid_formation_fails_the_others_within_2s():
         n, root = 8, loopback()
         # After REGISTER: rank 4 never comes, so the world waits for it.
         ranks = [Rank(r, r, n, root, DEADLINE_MS, secret=True) for r in range(n_kernel)]
-        if not wait_until(lambda: _listens(root), 20):
+        if not root_listens(root, 20):
             return False, "the root never listened"
         cmd = [sys.executable, P.__file__, "--root", root, "--world-size", str(n),
                "--ranks", "5-7", "--secret-file", SECRET_FILE, "--seconds", "60"]
@@ -292,7 +281,7 @@ def a_world_of_16384_is_listed_whole():
     n, root = 16384, loopback()
     t0 = time.monotonic()
     r0 = Rank(0, 0, n, root, 180000, ["--no-check-sigs", "--hold", "120"], secret=True)
-    if not wait_until(lambda: _listens(root), 30):
+    if not root_listens(root, 30):
         return False, "the root never listened"
     f = P.FakeHost(root, n, range(1, n), KEY, settings=0).start()
     formed = f.wait("formed", 240)
@@ -372,7 +361,7 @@ def a_host_that_forwards_the_table_late_does_not_fail_the_world():
     # They stay a while once formed: a rank that leaves fails the world.
     extra = ["--force-tcp", "--no-check-sigs", "--barrier", "--hold", "3"]
     ranks = [Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)]
-    if not wait_until(lambda: _listens(root), 20):
+    if not root_listens(root, 20):
         return False, "the root never listened"
     f = P.FakeHost(root, n, [1], KEY, settings=0, hold={"table": True}).start()
     if not f.wait("joined", 20):

@@ -1,52 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every allocation failure on the way through PROGRAM_LOAD, PROGRAM_SIGN and
- * PROGRAM_GET_SIGNATURES, one at a time, with the kernel's fail-nth: the call
- * fails with ENOMEM or succeeds, the program loaded before is untouched by a
- * failed load, a failed signing leaves a signing that succeeds afterwards
- * with the same digest, and (the debug lane's kmemleak checks after the
- * program) nothing leaks.
+ * PROGRAM_GET_SIGNATURES, one at a time, with the kernel's fail-nth (the
+ * walk in encd_test.h says which allocations that reaches): the call fails
+ * with ENOMEM or succeeds; a failed load leaves the program loaded before it
+ * in place (a program with another signature, so that "untouched" and
+ * "replaced" differ), a failed signing leaves a signing that succeeds
+ * afterwards with the same digest, and (the debug lane's kmemleak checks
+ * after the program) nothing leaks. Each walk checks how many points it
+ * reached and that every allocation site of the parser was made to fail.
  *
- * Needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB, which only the debug
- * lane's kernel has; elsewhere the tests skip.
+ * Needs CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC,
+ * which only the debug lane's kernel has; elsewhere the tests skip.
  */
 #include <stdlib.h>
-#include <sys/mount.h>
-#include <sys/syscall.h>
 #include <enc/program.h>
 
 #include "encd_test.h"
 
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-#define MAX_NTH		1000
 #define VNC		4
 #define WORLD		64
+/* Ops enough for the description, the op table and the signature's bytes
+ * to outgrow two pages each: kvmalloc() then takes them from the page
+ * allocator, or from vmalloc() when that fails. */
+#define BIG_OPS		512
 
 FIXTURE(failnth) {
-	int nth_fd;		/* this thread's fail-nth, -1 without one */
-	const char *why;	/* why there is none */
+	struct encd_failnth fn;
 	int fd;
-	void *blob;
-	size_t len;
+	void *base, *blob, *big;	/* the baseline, the walked one, a big one */
+	size_t base_len, len, big_len;
+	__u8 base_sig[ENCD_SIG_LEN], sig[ENCD_SIG_LEN], big_sig[ENCD_SIG_LEN];
 };
-
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
 
 /*
  * A program that reaches every allocation of the parser: groups, a list long
- * enough to be sorted, sets with pairs, ops of both owners.
+ * enough to be sorted, sets with pairs, ops of both owners; with @extra_ops
+ * more all-reduces on its first group.
  */
-static struct enc_program *make_program(void)
+static struct enc_program *make_program(unsigned int extra_ops)
 {
 	static const uint32_t pair_a[2] = { 0, 1 }, pair_b[2] = { 1, 2 };
 	struct enc_program *prog = enc_program_new();
@@ -67,6 +59,7 @@ static struct enc_program *make_program(void)
 		{ .op = ENC_PERMUTE, .size_n = 4096, .stp = true, .owner = 3 },
 		{ .op = ENC_RECV, .size_n = 64, .peer = 1, .owner = 1 },
 	};
+	struct enc_op_desc more = { .op = ENC_ALL_REDUCE, .dtype = 1, .owner = 0 };
 
 	for (i = 0; i < 32; i++)
 		many[i] = 31 - i;
@@ -75,187 +68,183 @@ static struct enc_program *make_program(void)
 	    enc_program_add_src_target_pairs(prog, 3, pair_b, 2) ||
 	    enc_program_add_pair(prog, 3, pair_a, 2) || enc_program_add_pair(prog, 3, pair_b, 2))
 		return NULL;
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
 		if (enc_program_add_op(prog, &ops[i]))
 			return NULL;
+	for (i = 0; i < extra_ops; i++) {
+		more.size_n = 4096 + i;
+		if (enc_program_add_op(prog, &more))
+			return NULL;
+	}
 	return prog;
 }
 
-FIXTURE_SETUP(failnth)
+/* The baseline: one sendrecv pair, nothing in common with the others. */
+static struct enc_program *make_baseline(void)
 {
-	struct enc_program *prog;
-	char path[64];
-
-	self->fd = -1;
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", syscall(SYS_gettid));
-	self->nth_fd = open(path, O_RDWR | O_CLOEXEC);
-	if (self->nth_fd < 0) {
-		self->why = "no fail-nth: the kernel lacks CONFIG_FAULT_INJECTION";
-		return;
-	}
-	if (access(FAILSLAB, F_OK))
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	if (access(FAILSLAB, F_OK)) {
-		self->why = "no " FAILSLAB ": the kernel lacks CONFIG_FAILSLAB";
-		close(self->nth_fd);
-		self->nth_fd = -1;
-		return;
-	}
-	/* GFP_KERNEL allocations too, and no stack dump per injected failure */
-	ASSERT_EQ(0, write_str(FAILSLAB "ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, write_str(FAILSLAB "verbose", "0"));
-
-	prog = make_program();
-	ASSERT_NE(NULL, prog);
-	ASSERT_EQ(NRT_SUCCESS, enc_program_encode(prog, &self->blob, &self->len));
-	enc_program_free(prog);
-	self->fd = encd_open();
-	ASSERT_LE(0, self->fd);
-	test_cmd(encd_build(self->fd, VNC, 0, WORLD, 0, NULL));
-}
-
-FIXTURE_TEARDOWN(failnth)
-{
-	if (self->nth_fd < 0)
-		return;
-	write_str(FAILSLAB "ignore-gfp-wait", "Y");
-	close(self->nth_fd);
-	if (self->fd >= 0)
-		close(self->fd);
-	free(self->blob);
-}
-
-#define require_failnth()						\
-	do {								\
-		if (self->nth_fd < 0)					\
-			SKIP(return, "%s", self->why);			\
-	} while (0)
-
-static void arm(struct __test_metadata *_metadata, int nth_fd, int nth)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%d", nth);
-
-	ASSERT_EQ(len, pwrite(nth_fd, buf, len, 0));
-}
-
-/* Disarms; whether the armed point was reached (and so failed). */
-static bool disarm(struct __test_metadata *_metadata, int nth_fd)
-{
-	char buf[16] = "";
-
-	ASSERT_LT(0, pread(nth_fd, buf, sizeof(buf) - 1, 0));
-	ASSERT_EQ(1, pwrite(nth_fd, "0", 1, 0));
-	return atoi(buf) == 0;
-}
-
-#define for_each_nth(nth, injected)					\
-	for (nth = 1, injected = true; injected && nth < MAX_NTH; nth++)
-
-static int load(int fd, const void *blob, size_t len)
-{
-	struct encd_program_load c = {
-		.vnc = VNC, .prog_uptr = (uintptr_t)blob, .prog_len = len,
+	static const uint32_t pair[2] = { 5, 9 };
+	struct enc_program *prog = enc_program_new();
+	struct enc_replica_group_desc sr = {
+		.group_id = 7, .rank = -1, .rank_n = 2, .src_target_pairs_id = -1, .num_ops = -1,
+		.sendrecv = true, .participants = pair, .participants_n = 2,
+		.bootstrap_participants = pair, .bootstrap_participants_n = 2,
 	};
+	struct enc_op_desc send = { .op = ENC_SEND, .size_n = 8, .peer = 9, .owner = 7 };
 
-	return encd_cmd(fd, ENCD_IOC_PROGRAM_LOAD, &c, sizeof(c));
+	if (!prog || enc_program_add_replica_group(prog, &sr) || enc_program_add_op(prog, &send))
+		return NULL;
+	return prog;
+}
+
+static void encode(struct __test_metadata *_metadata, struct enc_program *prog, void **blob,
+		   size_t *len)
+{
+	ASSERT_NE(NULL, prog);
+	ASSERT_EQ(NRT_SUCCESS, enc_program_encode(prog, blob, len));
+	enc_program_free(prog);
 }
 
 static int sign(int fd, __u8 *sig)
 {
-	struct encd_program_sign c = { .head.flags = ENCD_SIG_ALL_GROUPS, .vnc = VNC };
-	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_SIGN, &c, sizeof(c));
+	struct encd_program_sign c;
+	int err = encd_program_sign(fd, VNC, 0, ENCD_SIG_ALL_GROUPS, &c);
 
 	if (!err)
 		memcpy(sig, c.signature, ENCD_SIG_LEN);
 	return err;
 }
 
-static int get(int fd, struct encd_prog_sig *ss, __u8 *sig)
+/* Loads @blob and signs it into @sig: what a failed load must leave. */
+static void load_and_sign(struct __test_metadata *_metadata, int fd, const void *blob,
+			  size_t len, __u8 *sig)
 {
-	struct encd_program_get_signatures c = {
-		.vnc = VNC, .stps_uptr = (uintptr_t)ss, .n_stps = 1,
-	};
-	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_GET_SIGNATURES, &c, sizeof(c));
-
-	if (!err)
-		memcpy(sig, c.signature, ENCD_SIG_LEN);
-	return err;
+	test_cmd(encd_program_load(fd, VNC, 0, blob, len));
+	test_cmd(sign(fd, sig));
 }
 
+FIXTURE_SETUP(failnth)
+{
+	self->fd = -1;
+	encd_failnth_setup(_metadata, &self->fn);
+	if (self->fn.fd < 0)
+		return;
+	encode(_metadata, make_baseline(), &self->base, &self->base_len);
+	encode(_metadata, make_program(0), &self->blob, &self->len);
+	encode(_metadata, make_program(BIG_OPS), &self->big, &self->big_len);
+	ASSERT_LT(2 * getpagesize(), self->big_len);
+	self->fd = encd_open();
+	ASSERT_LE(0, self->fd);
+	test_cmd(encd_build(self->fd, VNC, 0, WORLD, 0, NULL));
+
+	/* Three programs, three signatures. */
+	load_and_sign(_metadata, self->fd, self->blob, self->len, self->sig);
+	load_and_sign(_metadata, self->fd, self->big, self->big_len, self->big_sig);
+	load_and_sign(_metadata, self->fd, self->base, self->base_len, self->base_sig);
+	ASSERT_NE(0, memcmp(self->base_sig, self->sig, ENCD_SIG_LEN));
+	ASSERT_NE(0, memcmp(self->base_sig, self->big_sig, ENCD_SIG_LEN));
+}
+
+FIXTURE_TEARDOWN(failnth)
+{
+	encd_failnth_teardown(&self->fn);
+	if (self->fd >= 0)
+		close(self->fd);
+	free(self->base);
+	free(self->blob);
+	free(self->big);
+}
+
+/* Each call replaces the baseline with @blob, or fails and leaves it. */
+static void load_walk(struct __test_metadata *_metadata, FIXTURE_DATA(failnth) *self,
+		      struct encd_failnth_walk *w, const void *blob, size_t len, const __u8 *want)
+{
+	__u8 sig[ENCD_SIG_LEN];
+	int err;
+
+	for_each_failnth(w) {
+		load_and_sign(_metadata, self->fd, self->base, self->base_len, sig);
+		err = encd_failnth_call(&self->fn, w,
+					encd_program_load(self->fd, VNC, 0, blob, len));
+		test_cmd(sign(self->fd, sig));
+		ASSERT_EQ(0, memcmp(err ? self->base_sig : want, sig, ENCD_SIG_LEN)) {
+			TH_LOG("point %d: a %s load left another program", w->nth,
+			       err ? "failed" : "successful");
+		}
+	}
+	encd_failnth_done(_metadata, w);
+}
+
+/*
+ * The command's copy, the description's, the program, its tables, the
+ * sorted copy of a long list and the bytes its signature covers (slab); for
+ * the big program the description, the op table and the signature's bytes
+ * come from the page allocator, or from vmalloc() when that fails.
+ */
 TEST_F(failnth, program_load)
 {
-	__u8 base[ENCD_SIG_LEN], sig[ENCD_SIG_LEN];
-	bool injected;
-	int nth, err;
+	char blob_msg[64], ops_msg[64], sig_msg[80];
+	struct encd_failnth_walk slab = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 9,
+		.expect = { "", blob_msg, "Out of memory for a program", ops_msg,
+			    "Out of memory checking a program", sig_msg },
+	};
+	struct encd_failnth_walk page = { .fault = ENCD_FAULT_PAGE, .min_points = 3 };
 
-	require_failnth();
-	test_cmd(load(self->fd, self->blob, self->len));
-	test_cmd(sign(self->fd, base));
+	encd_require_failnth(&self->fn);
+	snprintf(blob_msg, sizeof(blob_msg), "Out of memory for a %zu-byte program", self->len);
+	snprintf(ops_msg, sizeof(ops_msg), "Out of memory for a program of %u ops", 4);
+	snprintf(sig_msg, sizeof(sig_msg),
+		 "Out of memory for the signature of a program of %u ops", 4);
 
-	for_each_nth(nth, injected) {
-		arm(_metadata, self->nth_fd, nth);
-		err = load(self->fd, self->blob, self->len);
-		injected = disarm(_metadata, self->nth_fd);
-		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
-		}
-		/* The program before a failed load, or the new one: either signs. */
-		test_cmd(sign(self->fd, sig));
-		ASSERT_EQ(0, memcmp(base, sig, ENCD_SIG_LEN));
-	}
-	ASSERT_FALSE(injected);
+	load_walk(_metadata, self, &slab, self->blob, self->len, self->sig);
+	load_walk(_metadata, self, &page, self->big, self->big_len, self->big_sig);
 }
 
+/* The command's copy and the hash state. */
 TEST_F(failnth, program_sign)
 {
-	__u8 base[ENCD_SIG_LEN], sig[ENCD_SIG_LEN];
-	bool injected;
-	int nth, err;
+	struct encd_failnth_walk w = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 2,
+		.expect = { "", "Out of memory calculating a CC signature" },
+	};
+	__u8 sig[ENCD_SIG_LEN];
 
-	require_failnth();
-	test_cmd(load(self->fd, self->blob, self->len));
-	test_cmd(sign(self->fd, base));
+	encd_require_failnth(&self->fn);
+	load_and_sign(_metadata, self->fd, self->blob, self->len, sig);
 
-	for_each_nth(nth, injected) {
-		arm(_metadata, self->nth_fd, nth);
-		err = sign(self->fd, sig);
-		injected = disarm(_metadata, self->nth_fd);
-		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
+	for_each_failnth(&w) {
+		if (encd_failnth_call(&self->fn, &w, sign(self->fd, sig)))
 			test_cmd(sign(self->fd, sig));
-		}
-		ASSERT_EQ(0, memcmp(base, sig, ENCD_SIG_LEN));
+		ASSERT_EQ(0, memcmp(self->sig, sig, ENCD_SIG_LEN));
 	}
-	ASSERT_FALSE(injected);
+	encd_failnth_done(_metadata, &w);
 }
 
+/* The command's copy and the stps' signatures on their way out. */
 TEST_F(failnth, program_get_signatures)
 {
-	__u8 base[ENCD_SIG_LEN], sig[ENCD_SIG_LEN];
+	struct encd_failnth_walk w = {
+		.fault = ENCD_FAULT_SLAB, .min_points = 2,
+		.expect = { "", "Out of memory for 1 signatures" },
+	};
+	struct encd_program_get_signatures c;
+	__u8 sig[ENCD_SIG_LEN];
 	struct encd_prog_sig ss;
-	bool injected;
-	int nth, err;
 
-	require_failnth();
-	test_cmd(load(self->fd, self->blob, self->len));
-	test_cmd(sign(self->fd, base));
+	encd_require_failnth(&self->fn);
+	load_and_sign(_metadata, self->fd, self->blob, self->len, sig);
 
-	for_each_nth(nth, injected) {
-		arm(_metadata, self->nth_fd, nth);
-		err = get(self->fd, &ss, sig);
-		injected = disarm(_metadata, self->nth_fd);
-		if (err) {
-			ASSERT_TRUE(injected);
-			ASSERT_EQ(ENOMEM, err);
+	for_each_failnth(&w) {
+		memset(&ss, 0, sizeof(ss));
+		if (encd_failnth_call(&self->fn, &w,
+				      encd_program_get_signatures(self->fd, VNC, 0, NULL, 0, &ss, 1,
+								  &c)))
 			continue;
-		}
-		ASSERT_EQ(0, memcmp(base, sig, ENCD_SIG_LEN));
+		ASSERT_EQ(0, memcmp(self->sig, c.signature, ENCD_SIG_LEN));
 		ASSERT_EQ(3, ss.id);
+		ASSERT_EQ(ENCD_PROG_SIG_HASHED, ss.flags);
 	}
-	ASSERT_FALSE(injected);
+	encd_failnth_done(_metadata, &w);
 }
 
 TEST_HARNESS_MAIN

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Concurrency and churn: racing builders make exactly one global comm (the
- * seed's double-checked lock), from threads and from processes; build,
+ * Concurrency and churn: racing builders make exactly one global comm
+ * (libnrt's double-checked lock), from threads and from processes; build,
  * release, close and mmap racing each other leave nothing behind; and a
  * thousand build/release cycles, after which the runner unloads the module
  * (the debug lane's kmemleak then sees any leak).
@@ -152,7 +152,7 @@ TEST_F(race, racing_build_and_validate_make_exactly_one_comm)
 
 TEST_F(race, racing_worlds_let_exactly_one_world_win)
 {
-	const char *seed = "NRT has already been setup with a collectives world size of";
+	const char *refusal = "NRT has already been setup with a collectives world size of";
 	struct encd_glb_comm_header hdr;
 	int i;
 
@@ -166,7 +166,7 @@ TEST_F(race, racing_worlds_let_exactly_one_world_win)
 		if (self->r[i].world == hdr.g_device_cnt)
 			continue;
 		ASSERT_EQ(EINVAL, self->r[i].err);
-		ASSERT_EQ(0, strncmp(self->r[i].msg, seed, strlen(seed))) {
+		ASSERT_EQ(0, strncmp(self->r[i].msg, refusal, strlen(refusal))) {
 			TH_LOG("racer %d: %s", i, self->r[i].msg);
 		}
 	}

@@ -306,15 +306,6 @@ static int t_encode(const struct t_prog *p, struct blob *b)
 	return err;
 }
 
-static int t_load_raw(int fd, uint32_t vnc, uint32_t ctx, const void *buf, size_t len)
-{
-	struct encd_program_load c = {
-		.vnc = vnc, .ctx_id = ctx, .prog_uptr = (uintptr_t)buf, .prog_len = len,
-	};
-
-	return encd_cmd(fd, ENCD_IOC_PROGRAM_LOAD, &c, sizeof(c));
-}
-
 static int t_load(int fd, uint32_t vnc, const struct t_prog *p)
 {
 	struct blob b;
@@ -322,40 +313,19 @@ static int t_load(int fd, uint32_t vnc, const struct t_prog *p)
 
 	if (t_encode(p, &b))
 		return -1;
-	err = t_load_raw(fd, vnc, 0, b.buf, b.len);
+	err = encd_program_load(fd, vnc, 0, b.buf, b.len);
 	free(b.buf);
 	return err;
 }
 
 static int t_sign(int fd, uint32_t vnc, uint32_t flags, uint8_t *sig)
 {
-	struct encd_program_sign c = { .head.flags = flags, .vnc = vnc };
-	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_SIGN, &c, sizeof(c));
+	struct encd_program_sign c;
+	int err = encd_program_sign(fd, vnc, 0, flags, &c);
 
 	if (!err && sig)
 		memcpy(sig, c.signature, 16);
 	return err;
-}
-
-static int t_get(int fd, uint32_t vnc, struct encd_prog_sig *gs, uint32_t ng,
-		 struct encd_prog_sig *ss, uint32_t ns, struct encd_program_get_signatures *out)
-{
-	struct encd_program_get_signatures c = {
-		.vnc = vnc, .groups_uptr = (uintptr_t)gs, .stps_uptr = (uintptr_t)ss,
-		.n_groups = ng, .n_stps = ns,
-	};
-	int err = encd_cmd(fd, ENCD_IOC_PROGRAM_GET_SIGNATURES, &c, sizeof(c));
-
-	if (out)
-		*out = c;
-	return err;
-}
-
-static int t_seal(int fd, uint32_t vnc)
-{
-	struct encd_program_seal c = { .vnc = vnc };
-
-	return encd_cmd(fd, ENCD_IOC_PROGRAM_SEAL, &c, sizeof(c));
 }
 
 /* Loads and signs @p as global device @gid of @world on core @vnc. */
@@ -385,7 +355,7 @@ TEST(empty_program_signs_zero)
 		.n_ops = 1,
 		.o = { { .op = ENC_ALL_REDUCE, .size = 64, .owner = 3 } },
 	};
-	struct encd_program_sign c = { .vnc = 0 };
+	struct encd_program_sign c;
 	struct encd_prog_sig gs[1];
 	uint8_t zero[16] = { 0 };
 	int fd = encd_open();
@@ -393,7 +363,7 @@ TEST(empty_program_signs_zero)
 	ASSERT_LE(0, fd);
 	test_cmd(encd_build(fd, 0, 0, 2, 0, NULL));
 	test_cmd(t_load(fd, 0, &empty_prog));
-	test_cmd(encd_cmd(fd, ENCD_IOC_PROGRAM_SIGN, &c, sizeof(c)));
+	test_cmd(encd_program_sign(fd, 0, 0, 0, &c));
 	ASSERT_EQ(0, memcmp(zero, c.signature, 16));
 	ASSERT_EQ(0, c.n_groups_hashed);
 	ASSERT_EQ(0, c.n_stps_hashed);
@@ -401,10 +371,10 @@ TEST(empty_program_signs_zero)
 	/* A collective group alone is skipped by default: still nothing to hash. */
 	test_cmd(t_load(fd, 0, &collective_only));
 	memset(c.signature, 0xff, 16);
-	test_cmd(encd_cmd(fd, ENCD_IOC_PROGRAM_SIGN, &c, sizeof(c)));
+	test_cmd(encd_program_sign(fd, 0, 0, 0, &c));
 	ASSERT_EQ(0, memcmp(zero, c.signature, 16));
 	memset(gs, 0xff, sizeof(gs));
-	test_cmd(t_get(fd, 0, gs, 1, NULL, 0, NULL));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, gs, 1, NULL, 0, NULL));
 	ASSERT_EQ(3, gs[0].id);
 	ASSERT_EQ(0, gs[0].flags);
 	ASSERT_EQ(0, memcmp(zero, gs[0].signature, 16));
@@ -434,7 +404,7 @@ TEST(golden_vectors_match_openssl)
 		ASSERT_STREQ(gv->global, hex(ref.global, h1)) TH_LOG("%s: OpenSSL vs sign.py", gv->json);
 		ASSERT_STREQ(gv->global, hex(sig, h2)) TH_LOG("%s: kernel", gv->json);
 
-		test_cmd(t_get(fd, k, gs, ENCD_MAX_COMM_N, ss, 4, &got));
+		test_cmd(encd_program_get_signatures(fd, k, 0, gs, ENCD_MAX_COMM_N, ss, 4, &got));
 		ASSERT_EQ(p->n_groups, got.n_groups);
 		ASSERT_EQ(p->n_stps, got.n_stps);
 		ASSERT_EQ(gv->flags, got.sig_flags);
@@ -685,15 +655,16 @@ TEST(signing_after_parse_state_fails)
 	ASSERT_LE(0, fd);
 	test_cmd(encd_build(fd, 0, 0, 2, 0, NULL));
 	test_cmd(t_sign_prog(fd, 0, &sendrecv_pair, 0, sig));
-	test_cmd(t_seal(fd, 0));
+	test_cmd(encd_program_seal(fd, 0, 0));
 	test_err(EINVAL, "cannot calculate CC signature: not in parse state",
 		 t_sign(fd, 0, 0, sig2));
-	test_err(EINVAL, "Cannot seal a program that is not in parse state", t_seal(fd, 0));
+	test_err(EINVAL, "Cannot seal a program that is not in parse state",
+		 encd_program_seal(fd, 0, 0));
 	test_err(EBUSY, "The program on core 0 context 0 is sealed and cannot be replaced",
 		 t_load(fd, 0, &sendrecv_pair));
 
 	/* What was signed is still there for the bootstrap to read. */
-	test_cmd(t_get(fd, 0, NULL, 0, NULL, 0, &got));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, NULL, 0, NULL, 0, &got));
 	ASSERT_EQ(ENCD_PROGRAM_LOADED, got.state);
 	ASSERT_EQ(1, got.n_groups);
 	ASSERT_EQ(0, memcmp(sig, got.signature, 16));
@@ -762,16 +733,17 @@ TEST(program_ioctl_edges)
 	ASSERT_EQ(0, t_encode(&mixed, &b));
 
 	test_err(ENOENT, "No program is loaded on core 0 context 0", t_sign(fd, 0, 0, sig));
-	test_err(ENOENT, "No program is loaded on core 0 context 0", t_seal(fd, 0));
+	test_err(ENOENT, "No program is loaded on core 0 context 0", encd_program_seal(fd, 0, 0));
 	test_err(ENOENT, "This file does not hold the global comm of core 0 context 0",
-		 t_load_raw(fd, 0, 0, b.buf, b.len));
-	test_err(ENODEV, "Failed to find core 999", t_load_raw(fd, 999, 0, b.buf, b.len));
-	test_err(EINVAL, "Invalid context id 2 (there are 2)", t_load_raw(fd, 0, 2, b.buf, b.len));
+		 encd_program_load(fd, 0, 0, b.buf, b.len));
+	test_err(ENODEV, "Failed to find core 999", encd_program_load(fd, 999, 0, b.buf, b.len));
+	test_err(EINVAL, "Invalid context id 2 (there are 2)",
+		 encd_program_load(fd, 0, 2, b.buf, b.len));
 
 	test_cmd(encd_build(fd, 0, 2, 8, 0, NULL));
-	test_err(EFAULT, NULL, t_load_raw(fd, 0, 0, (void *)8, b.len));
+	test_err(EFAULT, NULL, encd_program_load(fd, 0, 0, (void *)8, b.len));
 	test_err(EINVAL, "Invalid program: 16777217 bytes, at most 16777216",
-		 t_load_raw(fd, 0, 0, b.buf, ENCD_PROG_MAX_SIZE + 1));
+		 encd_program_load(fd, 0, 0, b.buf, ENCD_PROG_MAX_SIZE + 1));
 	ld.vnc = 0;
 	ld.prog_uptr = (uintptr_t)b.buf;
 	ld.prog_len = b.len;
@@ -780,20 +752,20 @@ TEST(program_ioctl_edges)
 		 encd_cmd(fd, ENCD_IOC_PROGRAM_LOAD, &ld, sizeof(ld)));
 	test_err(EINVAL, NULL, encd_cmd(fd, ENCD_IOC_PROGRAM_LOAD, &ld, 16));
 
-	test_cmd(t_load_raw(fd, 0, 0, b.buf, b.len));
+	test_cmd(encd_program_load(fd, 0, 0, b.buf, b.len));
 	test_err(EINVAL, "The program on core 0 context 0 has no CC signature yet",
-		 t_get(fd, 0, NULL, 0, NULL, 0, NULL));
+		 encd_program_get_signatures(fd, 0, 0, NULL, 0, NULL, 0, NULL));
 	test_err(EOPNOTSUPP, "Unknown flags 0x2", t_sign(fd, 0, 2, sig));
 	test_cmd(t_sign(fd, 0, 0, sig));
 
 	/* Short room: only that much is written, the counts tell the rest. */
 	memset(gs, 0xee, sizeof(gs));
-	test_cmd(t_get(fd, 0, gs, 1, NULL, 0, &got));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, gs, 1, NULL, 0, &got));
 	ASSERT_EQ(4, got.n_groups);
 	ASSERT_EQ(2, got.n_stps);
 	ASSERT_EQ(0, gs[0].id);
 	ASSERT_EQ(0xeeeeeeee, gs[1].id);
-	test_err(EFAULT, NULL, t_get(fd, 0, (void *)8, 4, NULL, 0, NULL));
+	test_err(EFAULT, NULL, encd_program_get_signatures(fd, 0, 0, (void *)8, 4, NULL, 0, NULL));
 
 	/* The comm goes away: the program is no longer reachable... */
 	test_cmd(encd_release(fd, 0, 0));
@@ -804,7 +776,7 @@ TEST(program_ioctl_edges)
 	test_err(ENOENT,
 		 "The global comm the program on core 0 context 0 was loaded for is gone; load it again",
 		 t_sign(fd, 0, 0, sig));
-	test_cmd(t_load_raw(fd, 0, 0, b.buf, b.len));
+	test_cmd(encd_program_load(fd, 0, 0, b.buf, b.len));
 	test_cmd(t_sign(fd, 0, 0, sig));
 	free(b.buf);
 	close(fd);
@@ -966,7 +938,7 @@ TEST(every_validation_rule_rejects_with_einval)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, t_encode(&mixed, &base));
 	test_cmd(encd_build(fd, 0, 2, 8, 0, NULL));
-	test_cmd(t_load_raw(fd, 0, 0, base.buf, base.len));
+	test_cmd(encd_program_load(fd, 0, 0, base.buf, base.len));
 
 	for (k = 0; k < ARRAY_SIZE(bad_cases); k++) {
 		uint8_t *buf = calloc(1, base.len + 64);
@@ -977,7 +949,7 @@ TEST(every_validation_rule_rejects_with_einval)
 		memcpy(buf, base.buf, base.len);
 		locate(buf, &l);
 		breakit(k, &l, &len);
-		ASSERT_EQ(EINVAL, t_load_raw(fd, 0, 0, buf, len)) TH_LOG("%s", bad_cases[k].what);
+		ASSERT_EQ(EINVAL, encd_program_load(fd, 0, 0, buf, len)) TH_LOG("%s", bad_cases[k].what);
 		ASSERT_NE(NULL, strstr(encd_msg, bad_cases[k].msg))
 			TH_LOG("%s: '%s' lacks '%s'", bad_cases[k].what, encd_msg, bad_cases[k].msg);
 		ASSERT_EQ(0, strncmp(encd_msg, "Invalid program: ", 17));
@@ -1035,7 +1007,7 @@ TEST(corrupted_binaries_are_refused_cleanly)
 		0x10000, 0x1000000,
 	};
 	unsigned int accepted = 0, refused = 0, n;
-	uint64_t seed = 0x5eed0f3a11c0ffeeULL;
+	uint64_t rng = 0x5eed0f3a11c0ffeeULL;
 	struct blob base;
 	int fd = encd_open();
 
@@ -1052,31 +1024,31 @@ TEST(corrupted_binaries_are_refused_cleanly)
 		ASSERT_NE(NULL, buf);
 		memcpy(buf, base.buf, base.len);
 		locate(buf, &l);
-		switch (rnd(&seed) % 5) {
+		switch (rnd(&rng) % 5) {
 		case 0:
-			for (flips = 1 + rnd(&seed) % 4, j = 0; j < flips; j++)
-				buf[rnd(&seed) % len] ^= 1 << (rnd(&seed) % 8);
+			for (flips = 1 + rnd(&rng) % 4, j = 0; j < flips; j++)
+				buf[rnd(&rng) % len] ^= 1 << (rnd(&rng) % 8);
 			break;
 		case 1:
-			for (flips = 1 + rnd(&seed) % 3, j = 0; j < flips; j++)
-				((uint32_t *)buf)[rnd(&seed) % (len / 4)] =
-					htole32(nasty[rnd(&seed) % ARRAY_SIZE(nasty)]);
+			for (flips = 1 + rnd(&rng) % 3, j = 0; j < flips; j++)
+				((uint32_t *)buf)[rnd(&rng) % (len / 4)] =
+					htole32(nasty[rnd(&rng) % ARRAY_SIZE(nasty)]);
 			break;
 		case 2:
-			((uint32_t *)buf)[rnd(&seed) % (len / 4)] = htole32(rnd(&seed) << 8 | rnd(&seed));
+			((uint32_t *)buf)[rnd(&rng) % (len / 4)] = htole32(rnd(&rng) << 8 | rnd(&rng));
 			break;
 		case 3:
-			len = rnd(&seed) % len;
+			len = rnd(&rng) % len;
 			SET(l.h->total_size, len);
 			break;
 		case 4:
-			for (j = 0; j < 4 * (1 + rnd(&seed) % 16); j++)
-				buf[len++] = rnd(&seed);
-			if (rnd(&seed) & 1)
+			for (j = 0; j < 4 * (1 + rnd(&rng) % 16); j++)
+				buf[len++] = rnd(&rng);
+			if (rnd(&rng) & 1)
 				SET(l.h->total_size, len);
 			break;
 		}
-		err = t_load_raw(fd, 0, 0, buf, len);
+		err = encd_program_load(fd, 0, 0, buf, len);
 		ASSERT_TRUE(err == 0 || err == EINVAL) TH_LOG("case %u: %d %s", n, err, encd_msg);
 		if (!err) {
 			accepted++;
@@ -1158,7 +1130,7 @@ TEST(program_of_100000_ops_matches_openssl)
 	ASSERT_EQ(NRT_SUCCESS, enc_program_encode(prog, &buf, &len));
 	enc_program_free(prog);
 	test_cmd(encd_build(fd, 0, 0, world, 0, NULL));
-	test_cmd(t_load_raw(fd, 0, 0, buf, len));
+	test_cmd(encd_program_load(fd, 0, 0, buf, len));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	test_cmd(t_sign(fd, 0, 0, sig));
 	clock_gettime(CLOCK_MONOTONIC, &t1);

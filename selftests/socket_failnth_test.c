@@ -24,7 +24,7 @@
  */
 #include <sys/mount.h>
 
-#include "encd_ranks.h"
+#include "encd_test.h"
 
 #define FAULT_DIR	"/sys/kernel/debug/encd/"
 #define RANKS		2
@@ -42,17 +42,10 @@ static const char *const points[] = {
 static int knob_write(const char *point, const char *knob, long val)
 {
 	char path[128], buf[32];
-	int fd, len, err = 0;
 
 	snprintf(path, sizeof(path), FAULT_DIR "%s/%s", point, knob);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	len = snprintf(buf, sizeof(buf), "%ld", val);
-	if (write(fd, buf, len) != len)
-		err = errno;
-	close(fd);
-	return err;
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return encd_write_str(path, buf);
 }
 
 static long knob_read(const char *point, const char *knob)

@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One test lane: boots KERNEL, runs the selftests in it (run-tests.sh) and
-# adds what only the host can see, the kernel problems on the console and a
-# VM that did not finish, to their count.
+# adds what only the host can see, a VM that did not finish and the kernel
+# problems on the console (a backstop: run-tests.sh blames each one it sees
+# on the program that was running), to their count.
 #
 #   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
-#            [--selftests DIR] [--multihost] [--install] [run.sh options] -- [NAME]...
+#            [--selftests DIR] [--allow-skip NAME]... [--multihost] [--install]
+#            [run.sh options] -- [NAME]...
 #
-# --multihost also forms one world across two VMs (multihost-bootstrap.sh).
-# --install also builds the Debian packages and installs them in a VM of
-# their own, where DKMS builds the module (tools/pkg/install-test.sh).
+# --allow-skip names a program whose tests may skip in this lane (the lane's
+# list; any other skip fails it). --multihost also forms one world across two
+# VMs (multihost-bootstrap.sh). --install also builds the Debian packages and
+# installs them in a VM of their own, where DKMS builds the module
+# (tools/pkg/install-test.sh).
 #
 # The last line printed is "N passed, N failed[, N skipped]"; the exit
-# status is 0 only when nothing failed.
+# status is 0 only when nothing failed and something ran.
 set -eu
 # Braces: bash reads the whole script before running it, so an edit to this
 # file while it runs (for up to an hour) cannot derail it.
@@ -21,13 +25,14 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-build='' multihost='' install='' runner_args=() vm_args=()
+build='' multihost='' install='' runner_args=() vm_args=() allowed=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--multihost) multihost=1; shift ;;
 	--install) install=1; shift ;;
 	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
+	--allow-skip) runner_args+=(--allow-skip "$2"); allowed+=("$2"); shift 2 ;;
 	--quiet) vm_args+=("$1"); shift ;;
 	--) shift; break ;;
 	*) vm_args+=("$1" "$2"); shift 2 ;;
@@ -61,7 +66,10 @@ if [ -n "$summary" ]; then
 	read -r passed _ failed _ skipped _ <<<"${summary//,/}"
 	skipped=${skipped:-0}
 fi
-failed=$((failed + kernel_problems))
+# The console's problems count unless the runner already blamed them on the
+# programs that were running.
+blamed=$(grep -acE '^# FAIL: kernel: ' "$out/output.log" || true)
+[ "$blamed" != 0 ] || failed=$((failed + kernel_problems))
 if [ "$finished" = 0 ]; then
 	echo "FAIL: the VM did not finish the tests"
 	failed=$((failed + 1))
@@ -70,6 +78,10 @@ elif [ -z "$summary" ] || { [ "$status" != 0 ] && [ "$failed" = 0 ]; }; then
 	failed=$((failed + 1))
 fi
 [ "$kernel_problems" = 0 ] || echo "FAIL: $kernel_problems kernel problem(s), see $out/kernel-problems.txt"
+if [ -n "$summary" ] && [ $((passed + failed + skipped)) = 0 ]; then
+	echo "FAIL: no test ran"
+	failed=1
+fi
 
 # Hosts that share no kernel: one world across two VMs on a virtual network.
 if [ -n "$multihost" ]; then
@@ -103,7 +115,7 @@ if [ -n "$install" ]; then
 	fi
 fi
 
-echo "lane $(basename "$build"): $(($(date +%s) - start))s"
+echo "lane $(basename "$build"): $(($(date +%s) - start))s; skips allowed in: ${allowed[*]:-no program}"
 summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"
 echo "$summary"

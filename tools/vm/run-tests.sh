@@ -4,7 +4,7 @@
 # The selftest runner. It runs inside the test VM (run.sh), never on the
 # host: it loads and unloads the encd module around every test program.
 #
-#   run-tests.sh --build BUILD/KVER [--selftests DIR] [NAME]...
+#   run-tests.sh --build BUILD/KVER [--selftests DIR] [--allow-skip NAME]... [NAME]...
 #
 # The programs are the executables named *_test in BUILD/KVER/selftests/ or
 # BUILD/selftests/, and the scripts named *_test.sh in the selftests source
@@ -19,8 +19,18 @@
 #
 # Test cases are counted from each program's top-level KTAP result lines; a
 # program that crashes, times out or fails without saying which case failed
-# counts as one more failure, and so does a failed rmmod or a leak. The last
-# line is "N passed, N failed[, N skipped]".
+# counts as one more failure, and so do, for the program that was running:
+#   - a skipped case, unless the program is one of the --allow-skip NAMEs
+#     (the lane's list of the skips it expects);
+#   - a failed rmmod, or a leak kmemleak finds after it;
+#   - a new taint of the kernel (/proc/sys/kernel/tainted, read before and
+#     after; loading an out-of-tree, unsigned module is not one), or a
+#     kernel report in the log lines it added (scan-console.sh: WARN, BUG,
+#     KASAN, lockdep, refcount, hung task, soft lockup, Oops, ...).
+# The programs that ran are held to the ones that exist (every
+# DIR/*_test.c must have been built) or were named: one that did not run is
+# a failure, and so is a lane that ran none. The last line is
+# "N passed, N failed[, N skipped]".
 set -u
 # Braces: bash reads the whole script before running it, so an edit to this
 # file while it runs (for up to an hour) cannot derail it.
@@ -28,16 +38,22 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 build='' srcdir=$(cd "$here/../../selftests" 2>/dev/null && pwd)
+declare -A allowed
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
-	--selftests) srcdir=$2; shift 2 ;;
+	# absolute: each program runs in it, and is named by its path
+	--selftests) srcdir=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--allow-skip) allowed[$2]=1; shift 2 ;;
 	--) shift; break ;;
-	-*) echo "usage: $0 --build BUILD/KVER [--selftests DIR] [NAME]..." >&2; exit 2 ;;
+	-*) echo "usage: $0 --build BUILD/KVER [--selftests DIR] [--allow-skip NAME]... [NAME]..." >&2
+	    exit 2 ;;
 	*) break ;;
 	esac
 done
 [ -n "$build" ] || { echo "run-tests: --build is required" >&2; exit 2; }
+allowed_list=$(printf '%s\n' "${!allowed[@]}" | LC_ALL=C sort | xargs)
+allowed_list=${allowed_list:-no program}
 ko=$build/kmod/encd.ko
 kmemleak=/sys/kernel/debug/kmemleak
 # For tests that reload the module with other parameters or read data files.
@@ -61,10 +77,17 @@ for f in "$srcdir"/*_test.sh "$build/../selftests"/*_test "$build/selftests"/*_t
 	tests[$name]=$f
 done
 names=("$@")
-if [ $# = 0 ] && [ ${#tests[@]} -gt 0 ]; then
-	mapfile -t names < <(printf '%s\n' "${!tests[@]}" | LC_ALL=C sort)
+if [ $# = 0 ]; then
+	# Every program that exists: a source the build did not turn into one
+	# is a failure, not a program fewer.
+	for f in "$srcdir"/*_test.c; do
+		[ -f "$f" ] || continue
+		name=$(basename "$f" .c)
+		[ -n "${tests[$name]:-}" ] || fail "$name: $f was not built into $build/selftests"
+	done
+	mapfile -t names < <(for name in "${!tests[@]}"; do echo "$name"; done | LC_ALL=C sort)
 fi
-[ ${#names[@]} -gt 0 ] || echo "# no selftest programs in $build/selftests, $build/../selftests or $srcdir"
+names=("${names[@]%.sh}")
 
 # Tests may load more kernel modules; encd's own dependencies come first.
 deps=$(modinfo -F depends "$ko" 2>/dev/null | tr , ' ')
@@ -79,20 +102,69 @@ leak_scan() {
 	echo scan >"$kmemleak"
 }
 
+# The kernel log a record at a time (/dev/kmsg: "prio,seq,time,flags;text",
+# one record per read): kmsg_next sets kmsg_new to the text of the records
+# after sequence number kmsg_seq, and moves kmsg_seq on. Records the ring
+# buffer dropped before they were read are lost to it, not to the console
+# scan that run.sh makes of the whole boot.
+kmsg_seq=-1 kmsg_new=''
+kmsg_next() {
+	local raw seq
+	raw=$(dd if=/dev/kmsg iflag=nonblock bs=65536 status=none 2>/dev/null)
+	kmsg_new=$(awk -v last="$kmsg_seq" '/^[0-9]+,[0-9]+,/ {
+		split($0, h, ","); if (h[2] + 0 > last) { sub(/^[^;]*;/, ""); print } }' <<<"$raw")
+	seq=$(awk '/^[0-9]+,[0-9]+,/ { split($0, h, ","); s = h[2] } END { print s + 0 }' <<<"$raw")
+	[ "$seq" -le "$kmsg_seq" ] || kmsg_seq=$seq
+}
+
+# The taint flags, by bit (Documentation/admin-guide/tainted-kernels.rst).
+taint_letters=PFSRMBUDAWCIOELKXTN
+taint_names() {
+	local mask=$1 bit out=''
+	for ((bit = 0; bit < ${#taint_letters}; bit++)); do
+		[ $((mask >> bit & 1)) = 0 ] || out+=${taint_letters:bit:1}
+	done
+	echo "${out:-?} (0x$(printf %x "$mask"))"
+}
+# O and E: every insmod of encd.ko sets them (out of tree, not signed).
+taint_ok=$((1 << 12 | 1 << 13))
+taint_seen=$(cat /proc/sys/kernel/tainted)
+
+# What the kernel said since the last call: a new taint, a report in its log.
+# Leaks are kmemleak's file's, read after each program: its log line is left
+# out here.
+kernel_check() {
+	local when=$1 taint new report
+	taint=$(cat /proc/sys/kernel/tainted)
+	new=$((taint & ~taint_seen & ~taint_ok))
+	taint_seen=$taint
+	[ "$new" = 0 ] || fail "kernel: tainted $when: $(taint_names "$new")"
+	kmsg_next
+	if ! report=$(grep -v 'kmemleak: .*new suspected memory leak' <<<"$kmsg_new" |
+			"$here/scan-console.sh" /dev/stdin); then
+		echo "$report"
+		fail "kernel: $(grep -c '^--- kernel problem' <<<"$report") report(s) in the log $when"
+	fi
+}
+
 # Only leaks found after this point are ours: forget what the boot left.
 if [ -w "$kmemleak" ]; then
 	leak_scan
 	echo clear >"$kmemleak"
 fi
+# The boot's log is the console scan's; ours starts here.
+kmsg_next
 
+ran=()
+declare -A notrun	# name -> why it did not run
 for name in "${names[@]}"; do
-	name=${name%.sh}
 	prog=${tests[$name]:-}
 	if [ -z "$prog" ]; then
-		fail "no selftest named $name"
+		notrun[$name]="there is no such program"
 		continue
 	fi
 	echo "# ---- $name"
+	kernel_check "before $name"
 
 	grep -q '^encd ' /proc/modules && rmmod encd
 	for d in $deps; do
@@ -102,7 +174,7 @@ for name in "${names[@]}"; do
 	# $params is split on purpose: "a=1 b=2" are two parameters.
 	# shellcheck disable=SC2086
 	if ! insmod "$ko" $params; then
-		fail "insmod encd failed before $name"
+		notrun[$name]="insmod encd failed"
 		continue
 	fi
 
@@ -111,6 +183,7 @@ for name in "${names[@]}"; do
 	[ -x "$prog" ] || run=(bash "$prog")
 	(cd "$srcdir" && exec timeout -k 10 "$timeout" "${run[@]}") 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	ran+=("$name")
 
 	# Top-level KTAP lines only: subtests are indented or behind "# ".
 	ok=$(grep -cE '^ok [0-9]+' "$log")
@@ -118,8 +191,8 @@ for name in "${names[@]}"; do
 	notok=$(grep -cE '^not ok [0-9]+' "$log")
 	plan=$(sed -n 's/^1\.\.\([0-9]\+\).*/\1/p' "$log" | head -n 1)
 	if [ $((ok + notok)) = 0 ]; then
-		# Not a KTAP program: the exit status is the one result
-		# (4 is kselftest's "skip").
+		# Not a KTAP program, or a KTAP one that planned nothing: the
+		# exit status is the one result (4 is kselftest's "skip").
 		case $rc in
 		0) ok=1 ;;
 		4) ok=1 skip=1 ;;
@@ -138,6 +211,10 @@ for name in "${names[@]}"; do
 	elif [ -n "$plan" ] && [ $((ok + notok)) -lt "$plan" ]; then
 		fail "$name planned $plan tests but reported $((ok + notok))"
 	fi
+	if [ "$skip" != 0 ] && [ -z "${allowed[$name]:-}" ]; then
+		grep -iE '# *skip' "$log" | sed 's/^/#   /'
+		fail "$name skipped $skip test(s); this lane allows skips only in: $allowed_list"
+	fi
 
 	rmmod encd || fail "rmmod encd failed after $name"
 
@@ -151,7 +228,16 @@ for name in "${names[@]}"; do
 			echo clear >"$kmemleak"
 		fi
 	fi
+	kernel_check "during $name"
 done
+
+# The programs that were to run, against those that did.
+for name in "${names[@]}"; do
+	[ -z "${notrun[$name]:-}" ] || fail "$name did not run: ${notrun[$name]}"
+done
+[ ${#ran[@]} -gt 0 ] ||
+	fail "no selftest program ran (none in $build/selftests, $build/../selftests or $srcdir)"
+echo "# ran ${#ran[@]} of ${#names[@]} programs; skips allowed in: $allowed_list"
 
 summary="$passed passed, $failed failed"
 [ "$skipped" = 0 ] || summary+=", $skipped skipped"

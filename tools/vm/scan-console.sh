@@ -1,20 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Finds kernel problems in a VM's console log: WARN, BUG, oops, KASAN, UBSAN,
-# lockdep, kmemleak and refcount reports. Prints each with its context,
-# under a "--- kernel problem N" header, and exits 1 if there was any.
+# Finds kernel problems in a kernel log (a VM's console, or the lines one
+# test program added, from run-tests.sh): WARN, BUG, oops, KASAN, UBSAN,
+# lockdep, kmemleak, refcount, hung task, soft lockup and RCU stall reports.
+# Prints each with its context, under a "--- kernel problem N" header, and
+# exits 1 if there was any.
 #
-#   scan-console.sh console.log
+#   scan-console.sh LOG
 set -eu
 
-[ $# -eq 1 ] || { echo "usage: $0 CONSOLE_LOG" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 LOG" >&2; exit 2; }
 
 # A report begins with one of these lines...
 head='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|KASAN:|UBSAN:'
 head+='|possible circular locking|INFO: possible|INFO: task .* blocked'
 head+='|INFO: trying to register non-static key|inconsistent lock state'
-head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic'
+head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic|rcu: INFO: .*stall'
 # ...and a "Call Trace" far from any such line is a report of its own (a
 # stack dump the patterns above do not name).
 awk -v head="$head" '

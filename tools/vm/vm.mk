@@ -19,6 +19,14 @@ VM_DEBUG_MEM ?= 1024
 VM_TIMEOUT ?= 1800
 # KASAN, lockdep and those scans make the debug lane several times slower.
 VM_DEBUG_TIMEOUT ?= 3600
+# The skips each lane allows; any other skip fails it (run-tests.sh). The
+# fail-nth programs need fault injection, which only the debug lane has: its
+# kernel's (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC) for the
+# allocation failures, its module's (ENCD_FAULT_INJECTION=y) for
+# socket_failnth_test's socket and crypto failures. Debian's lanes allow
+# those four to skip, the debug lane allows nothing to.
+VM_ALLOW_SKIP := bootstrap_failnth_test failnth_test program_failnth_test socket_failnth_test
+VM_DEBUG_ALLOW_SKIP :=
 # A KVER given on the command line ("6.12") reaches here as given: the lanes
 # need the installed version's full name.
 VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
@@ -35,19 +43,20 @@ vm-check: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
 		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,--multihost --install) \
+		$(foreach t,$(VM_ALLOW_SKIP),--allow-skip $(t)) \
 		--mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
 # The module is built against the debug kernel's tree into build/debug-amd64
 # (the top Makefile takes a KVER without "-amd64" for a short Debian one),
 # with fault injection at its socket and crypto calls (kmod/fault.c), which
 # only this kernel can offer. The kernel panics on the first WARN; the
-# runner checks kmemleak after every program.
+# runner checks kmemleak, the taint and the kernel log after every program.
 VM_DEBUG_KVER := debug-amd64
 vm-check-debug:
 	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir ENCD_FAULT_INJECTION=y && \
 	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/$(VM_DEBUG_KVER) \
-		--append panic_on_warn=1 --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
+		$(foreach t,$(VM_DEBUG_ALLOW_SKIP),--allow-skip $(t)) --append panic_on_warn=1 --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
 
 vm-demo: vm-kver
 	@test -f $(TOP)/tools/demo.sh || { echo "tools/demo.sh does not exist yet" >&2; exit 1; }

@@ -1,25 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the peer tests share: ranks as `encctl world join` processes, timed to
-the moment each one ends; the kernel's memory as /proc/meminfo counts it;
-network namespaces as hosts; and a KTAP runner.
+"""What the Python selftests that form worlds share: ranks as `encctl world
+join` processes, timed to the moment each one ends; encctl's JSON; waiting;
+the kernel's memory as /proc/meminfo counts it; network namespaces as hosts;
+and the KTAP output of a list of cases. Imported by bootstrap_test.py,
+netlink_world_test.py, hostile_test.py and peer_faults_test.py (not a test
+itself).
 
 Runs inside the test VM with encd loaded; never on the host.
 """
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import traceback
+
+from encd_peer import parse_hostport
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
 ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
 if not BUILD or not os.access(ENCCTL, os.X_OK):
     ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
-TMP = tempfile.mkdtemp(prefix="encd-peer-")
+# The types of a node's counters in `encctl -j world join`'s output.
+MSG_SIGNATURE, MSG_UNIQUE_ID = 3, 4
+TMP = tempfile.mkdtemp(prefix="encd-world-")
 SECRET = "a world secret the peer tests share"
 SECRET_FILE = os.path.join(TMP, "secret")
 with open(SECRET_FILE, "w") as _f:
@@ -27,7 +36,8 @@ with open(SECRET_FILE, "w") as _f:
 
 
 class Ports:
-    """Root ports, a fresh one per world (a port in TIME_WAIT is not reused)."""
+    """Root ports, a fresh one per world (a port in TIME_WAIT is not reused),
+    from @base up."""
 
     def __init__(self, base):
         self.next = base
@@ -39,11 +49,16 @@ class Ports:
 
 class Rank:
     """One rank: `encctl -j world join`, in a network namespace if given.
-    .end is the time.monotonic() at which its output ended (it exited),
-    .res its JSON line (the first one: join prints it before --hold)."""
+    The world's secret is SECRET_FILE's with @secret True, @env_secret
+    through libenc's ENC_WORLD_SECRET, else none.
+    .start and .end are the time.monotonic() at which it was started and
+    its output ended (it exited); .printed when it printed its JSON line;
+    .res that line (the first one: join prints it before --hold), with
+    "rc": its exit status (negative: the signal that killed it). A rank
+    that said ok but did not exit 0 did not succeed."""
 
     def __init__(self, vnc, gid, n, root, timeout_ms=30000, extra=(), secret=False, netns=None,
-                 program=None):
+                 program=None, env_secret=None):
         cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
                "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
         if secret:
@@ -56,6 +71,8 @@ class Rank:
         self.gid, self.vnc = gid, vnc
         env = dict(os.environ)
         env.pop("ENC_WORLD_SECRET", None)
+        if env_secret:
+            env["ENC_WORLD_SECRET"] = env_secret
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   env=env)
         self.start = time.monotonic()
@@ -78,6 +95,9 @@ class Rank:
             self.res = {"ok": False, "error": "no output: %s" % self.err.strip(),
                         "status": "none", "g_device_id": self.gid}
         self.res["rc"] = self.p.returncode
+        if self.res["ok"] and self.p.returncode != 0:
+            self.res["ok"] = False
+            self.res["error"] = "said ok, but exited with %d" % self.p.returncode
         self.done.set()
 
     def wait(self, timeout=120):
@@ -116,6 +136,14 @@ def finish(ranks, timeout=120):
     return [r.wait(timeout) for r in ranks]
 
 
+def stop(ranks, timeout=30):
+    """Kills what is still running of @ranks and waits for all of them."""
+    for r in ranks:
+        if not r.done.is_set():
+            r.kill()
+    return finish(ranks, timeout)
+
+
 def encctl_json(*args):
     p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=120)
     if p.returncode:
@@ -146,6 +174,7 @@ def node_counter(node, typ, field="tx"):
 
 
 def wait_until(pred, timeout=30.0, step=0.1):
+    """The first true value of pred() within @timeout seconds, or None."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = pred()
@@ -153,6 +182,19 @@ def wait_until(pred, timeout=30.0, step=0.1):
             return v
         time.sleep(step)
     return None
+
+
+def root_listens(root, timeout=20):
+    """Waits until the root at @root (host:port) listens: a connection that
+    opens (and is closed at once, which the root counts as a stranger that
+    left). True, or None after @timeout seconds."""
+    def try_once():
+        try:
+            socket.create_connection(parse_hostport(root), timeout=1).close()
+            return True
+        except OSError:
+            return False
+    return wait_until(try_once, timeout, 0.05)
 
 
 def names_rank(text, r):
@@ -219,7 +261,8 @@ class Netns:
 
 
 def main(cases):
-    """Runs (name, fn) cases as KTAP: fn returns (ok, why)."""
+    """Runs (name, fn) cases in order as KTAP: fn returns (ok, why); an
+    exception (a test bug or a hang) is a failure, not a crash."""
     print("TAP version 13")
     print("1..%d" % len(cases))
     fails = 0
@@ -227,9 +270,9 @@ def main(cases):
         t = time.monotonic()
         try:
             ok, why = fn()
-        except Exception as e:  # a test bug or a hang is a failure, not a crash
-            import traceback
-            traceback.print_exc(file=sys.stdout)
+        except Exception as e:
+            for line in traceback.format_exc().splitlines():
+                print("# " + line)
             ok, why = False, "%s: %s" % (type(e).__name__, e)
         fails += not ok
         print("%s %d %s # %s [%.1f s]" % ("ok" if ok else "not ok", i, name,
