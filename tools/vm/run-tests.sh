@@ -181,9 +181,22 @@ for name in "${names[@]}"; do
 	log=/tmp/$name.log
 	run=("$prog")
 	[ -x "$prog" ] || run=(bash "$prog")
-	(cd "$srcdir" && exec timeout -k 10 "$timeout" "${run[@]}") 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
+	# In a session of its own, its output to a file rather than a pipe: a
+	# process it leaves behind can then neither hold the runner (a pipe
+	# that never closes) nor hide (it is still in the session).
+	: >"$log"
+	(cd "$srcdir" && exec setsid -w timeout -k 10 "$timeout" "${run[@]}") >"$log" 2>&1 &
+	pid=$!
+	tail -n +1 -f --pid="$pid" "$log"
+	wait "$pid"
+	rc=$?
 	ran+=("$name")
+	left=$(pgrep -s "$pid" -a || true)
+	if [ -n "$left" ]; then
+		echo "$left" | sed 's/^/#   left: /'
+		pkill -KILL -s "$pid" || true
+		fail "$name left processes behind"
+	fi
 
 	# Top-level KTAP lines only: subtests are indented or behind "# ".
 	ok=$(grep -cE '^ok [0-9]+' "$log")
