@@ -316,14 +316,17 @@ def a_world_of_16384_is_listed_whole():
 def netns_world(ns, sizes, root_host):
     """One world over network namespaces: sizes[i] ranks in namespace i,
     numbered from the root's host on. Each namespace's ranks share its
-    host agent; the root is not on loopback, so the world has a secret."""
+    host agent; the root is not on loopback, so the world has a secret.
+    Every rank stays a while after its barriers: a rank that leaves fails
+    the world, and the ranks of a small host are done well before the 32
+    of a large one have all reached their local barrier."""
     order = [root_host] + [i for i in range(len(sizes)) if i != root_host]
     n = sum(sizes)
     root = "%s:%d" % (Netns.addr(root_host + 1), port())
     ranks, g = [], 0
     for i in order:
         for _ in range(sizes[i]):
-            ranks.append(Rank(g, g, n, root, 60000, ["--barrier"], secret=True,
+            ranks.append(Rank(g, g, n, root, 60000, ["--barrier", "--hold", "5"], secret=True,
                               netns=ns.names[i]))
             g += 1
     finish(ranks, 120)
