@@ -187,7 +187,7 @@ for name in "${names[@]}"; do
 	: >"$log"
 	(cd "$srcdir" && exec setsid -w timeout -k 10 "$timeout" "${run[@]}") >"$log" 2>&1 &
 	pid=$!
-	tail -n +1 -f --pid="$pid" "$log"
+	tail -n +1 -f --pid="$pid" "$log" 2>/dev/null
 	wait "$pid"
 	rc=$?
 	ran+=("$name")
