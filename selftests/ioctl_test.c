@@ -63,7 +63,7 @@ static const struct cmd_desc cmds[] = {
 	CMD(PROGRAM_SIGN, 0xe586, 56, 32, 0x1 /* ALL_GROUPS */, NEED_PROGRAM),
 	CMD(PROGRAM_GET_SIGNATURES, 0xe587, 80, 56, 0, NEED_SIGNED),
 	CMD(PROGRAM_SEAL, 0xe588, 32, 32, 0, NEED_SIGNED),
-	CMD(SETUP_GLOBAL_COMM, 0xe589, 112, 96, 0, NEED_COMM,
+	CMD(SETUP_GLOBAL_COMM, 0xe589, 112, 96, 0x3 /* FORCE_TCP | SIG_ALL_GROUPS */, NEED_COMM,
 	    { 48, "reserved fields must be 0" }, { 108, "reserved fields must be 0" }),
 	CMD(INIT_REPLICA_GROUPS, 0xe58a, 56, 52, 0, NEED_WORLD_PROGRAM,
 	    { 48, "encd_init_replica_groups: reserved fields must be 0" }),
@@ -466,6 +466,8 @@ TEST_F(ioctl, every_command_has_the_abis_number_and_flags)
 	ASSERT_EQ(0x1, ENCD_GCOMM_CHECK_SIGS);
 	ASSERT_EQ(0x1, ENCD_SIG_ALL_GROUPS);
 	ASSERT_EQ(0x1, ENCD_BARRIER_LOCAL);
+	ASSERT_EQ(0x1, ENCD_SETUP_FORCE_TCP);
+	ASSERT_EQ(0x2, ENCD_SETUP_SIG_ALL_GROUPS);
 }
 
 TEST_F(ioctl, version_reports_the_api_and_topology)
