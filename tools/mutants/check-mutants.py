@@ -65,6 +65,8 @@ class Mutant:
                 raise Error("%s: the header has no %s:" % (path, k))
         self.where, self.bug, self.lane = fields["Where"], fields["Bug"], fields["Lane"]
         self.tests = fields["Tests"].split()
+        if self.name in ("snapshot", "unmutated", "logs"):
+            raise Error("%s: build/mutants/%s is the check's own" % (path, self.name))
         if self.lane not in LANES:
             raise Error("%s: Lane: %s is none of %s" % (path, self.lane, ", ".join(LANES)))
 
@@ -79,7 +81,7 @@ def program_names():
     return names
 
 
-def copy_tree(dest):
+def snapshot(dest):
     """The checkout's files as they are now, tracked or new, without build/."""
     if os.path.exists(dest):
         shutil.rmtree(dest)
@@ -91,6 +93,12 @@ def copy_tree(dest):
             continue  # deleted in the checkout, not yet in git
         os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
         shutil.copy2(src, os.path.join(dest, f), follow_symlinks=False)
+
+
+def copy_tree(snap, dest):
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    shutil.copytree(snap, dest, symlinks=True)
 
 
 def apply(mutant, dest):
@@ -229,15 +237,21 @@ def main():
             raise Error("%s: no test program named %s" % (m.path, ", ".join(missing)))
 
     os.makedirs(os.path.join(OUT, "logs"), exist_ok=True)
-    rows = []
+    rows, spent = [], [0.0]
 
     def show(name, lane, what, r):
+        spent[0] += r["build_s"] + r["vm_s"]
         rows.append("%-16s %-7s %-60s %6.0f %5d" % (name, lane, what, r["build_s"], r["vm_s"]))
         print("mutants: " + rows[-1], flush=True)
 
+    # Every run starts from the same files, whatever happens to the
+    # checkout meanwhile.
+    snap = os.path.join(OUT, "snapshot")
+    snapshot(snap)
+
     # The unmutated tree, with each lane's selection: the union of its mutants'.
     src = os.path.join(OUT, "unmutated")
-    copy_tree(src)
+    copy_tree(snap, src)
     for lane in LANES:
         tests = sorted({t for m in mutants if m.lane == lane for t in m.tests})
         if not tests:
@@ -257,10 +271,10 @@ def main():
     survivors, details = [], []
     for m in mutants:
         src = os.path.join(OUT, m.name)
-        copy_tree(src)
+        copy_tree(snap, src)
         apply(m, src)
-        print("mutants: %s (%s): %s lane: %s" % (m.name, m.where, m.lane, " ".join(m.tests)),
-              flush=True)
+        print("mutants: %s (%s): %s\nmutants: %s lane: %s" % (
+            m.name, m.where, m.bug, m.lane, " ".join(m.tests)), flush=True)
         r = run_lane(m.name, src, m.lane, m.tests, args.kver)
         who = caught_by(r)
         show(m.name, m.lane, ", ".join(who) if who else "SURVIVED (ran %s)" % " ".join(m.tests), r)
@@ -270,13 +284,16 @@ def main():
             if v["failed"]:
                 details.append("%s: %s: %s" % (m.name, p, v["failed"][0][:140]))
         shutil.rmtree(src)
+    shutil.rmtree(snap)
 
     total = time.monotonic() - start
     table = ["%-16s %-7s %-60s %6s %5s" % ("mutant", "lane", "caught by (failures)", "build",
                                            "vm")] + rows
-    table.append("%d mutants, %d killed, %d survived%s; %.0f s in all" % (
-        len(mutants), len(mutants) - len(survivors), len(survivors),
-        ": " + ", ".join(survivors) if survivors else "", total))
+    table.append("%d mutants, %d killed, %d survived%s; %.0f s in all: %.0f s building and "
+                 "in VMs, %.0f s waiting for the machine's VM lock and setting up" % (
+                     len(mutants), len(mutants) - len(survivors), len(survivors),
+                     ": " + ", ".join(survivors) if survivors else "", total, spent[0],
+                     total - spent[0]))
     text = "\n".join(table) + "\n\nThe first failure of each program that caught a mutant:\n" + \
         "\n".join(details) + "\n"
     with open(os.path.join(OUT, "table.txt"), "w") as f:
