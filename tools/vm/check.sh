@@ -83,37 +83,32 @@ if [ -n "$summary" ] && [ $((passed + failed + skipped)) = 0 ]; then
 	failed=1
 fi
 
-# Hosts that share no kernel: one world across two VMs on a virtual network.
-if [ -n "$multihost" ]; then
-	mh=$("$here/../multihost-bootstrap.sh" --kver "$(basename "$build")" 2>&1 || true)
-	echo "$mh"
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$mh" | tail -n 1 || true)
-	if [ -n "$summary" ]; then
-		read -r p _ f _ <<<"${summary//,/}"
+# Runs one more test of the lane (a script that ends with its own
+# "N passed, N failed" line), shows its output and adds its counts.
+extra_test() {
+	local what=$1 out line p f t0
+	shift
+	t0=$(date +%s)
+	out=$("$@" 2>&1 || true)
+	echo "$out"
+	echo "$what: $(($(date +%s) - t0))s"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$out" | tail -n 1 || true)
+	if [ -n "$line" ]; then
+		read -r p _ f _ <<<"${line//,/}"
 		passed=$((passed + p))
 		failed=$((failed + f))
 	else
-		echo "FAIL: the multi-host test printed no result"
+		echo "FAIL: the $what printed no result"
 		failed=$((failed + 1))
 	fi
-fi
+}
 
+# Hosts that share no kernel: one world across two VMs on a virtual network.
+[ -z "$multihost" ] ||
+	extra_test "multi-host test" "$here/../multihost-bootstrap.sh" --kver "$(basename "$build")"
 # The packages, installed where DKMS builds the module for this kernel.
-if [ -n "$install" ]; then
-	it_start=$(date +%s)
-	it=$("$here/../pkg/install-test.sh" --kver "$(basename "$build")" 2>&1 || true)
-	echo "$it"
-	echo "install test: $(($(date +%s) - it_start))s"
-	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' <<<"$it" | tail -n 1 || true)
-	if [ -n "$summary" ]; then
-		read -r p _ f _ <<<"${summary//,/}"
-		passed=$((passed + p))
-		failed=$((failed + f))
-	else
-		echo "FAIL: the install test printed no result"
-		failed=$((failed + 1))
-	fi
-fi
+[ -z "$install" ] ||
+	extra_test "install test" "$here/../pkg/install-test.sh" --kver "$(basename "$build")"
 
 echo "lane $(basename "$build"): $(($(date +%s) - start))s; skips allowed in: ${allowed[*]:-no program}"
 summary="$passed passed, $failed failed"
