@@ -56,6 +56,9 @@ allowed_list=$(printf '%s\n' "${!allowed[@]}" | LC_ALL=C sort | xargs)
 allowed_list=${allowed_list:-no program}
 ko=$build/kmod/encd.ko
 kmemleak=/sys/kernel/debug/kmemleak
+# The tests' roots listen on fixed ports from 31000 to 59999; the ports the
+# kernel picks for connections (and leaves in TIME_WAIT) stay above them.
+echo "60000 65535" >/proc/sys/net/ipv4/ip_local_port_range
 # For tests that reload the module with other parameters or read data files.
 export ENCD_KO=$ko ENCD_BUILD=$build ENCD_SELFTESTS=$srcdir ENCD_LANE=${build##*/}
 
