@@ -69,7 +69,7 @@ fail() {
 }
 
 timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$srcdir/settings" 2>/dev/null | tail -n 1)
-timeout=${timeout:-300}
+timeout=${ENCD_TEST_TIMEOUT:-${timeout:-300}}
 
 # name -> path; a binary built for this kernel wins over a shared one.
 declare -A tests
