@@ -18,7 +18,9 @@ head+='|possible circular locking|INFO: possible|INFO: task .* blocked'
 head+='|INFO: trying to register non-static key|inconsistent lock state'
 head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic|rcu: INFO: .*stall'
 # ...and a "Call Trace" far from any such line is a report of its own (a
-# stack dump the patterns above do not name).
+# stack dump the patterns above do not name), unless the fault-injection
+# framework just said it forced a failure: the debug lane's fail-nth and
+# socket fault tests ask for those dumps.
 awk -v head="$head" '
 	{ sub(/\r$/, "") }
 	function report(first) {
@@ -30,7 +32,10 @@ awk -v head="$head" '
 		last = NR
 	}
 	$0 ~ head { report(NR) }
-	/Call Trace/ && (last == 0 || NR - last > 300) { report(NR > 5 ? NR - 5 : 1) }
+	/FAULT_INJECTION: forcing a failure/ { injected = NR }
+	/Call Trace/ && (last == 0 || NR - last > 300) && !(injected && NR - injected < 8) {
+		report(NR > 5 ? NR - 5 : 1)
+	}
 	left > 0 { print; left--; if (/---\[ end trace/) left = 0 }
 	{ ring[NR % 8] = $0 }
 	END { exit (n > 0) }
