@@ -7,7 +7,8 @@
 #   check-install-tree.sh --top CHECKOUT --kver KVER --version VERSION
 #
 #   1. `make install DESTDIR=D ENCD_GROUP=encdcheck` puts exactly the files
-#      expected in D: every header of lib/include/enc, linux/encd.h, every
+#      expected in D: every header of lib/include/enc, linux/encd.h and
+#      linux/encd_netlink.h, every
 #      page of Documentation/man/man3, libenc and libenc-json (.so.1, .so, .a,
 #      .pc), encctl with encctl(8) and its bash completion, the udev rule for
 #      that group, the modprobe.d sample and encd.ko for KVER; nothing else
@@ -79,6 +80,7 @@ expected() {
 		echo "$prefix/include/enc/${f##*/}"
 	done
 	echo "$prefix/include/linux/encd.h"
+	echo "$prefix/include/linux/encd_netlink.h"
 	for f in "$top"/Documentation/man/man3/*.3; do
 		echo "$prefix/share/man/man3/${f##*/}"
 	done
