@@ -308,7 +308,8 @@ static pid_t rank1(const char *root, bool groups, const int res_pipe[2], const i
 /* What a rank may fail with when the other one's failure failed the world. */
 static bool world_failed_errno(int err)
 {
-	return err == ECONNABORTED || err == ECONNRESET || err == ENOMEM || err == EIO;
+	return err == ECONNABORTED || err == ECONNRESET || err == ENOMEM || err == ENFILE ||
+	       err == EIO;
 }
 
 /*

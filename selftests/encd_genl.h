@@ -295,9 +295,11 @@ static inline void encd_genl_family_cb(const struct nlmsghdr *nlh, void *arg)
 /*
  * A socket in the caller's network namespace, with extended acks, and the
  * family and its events group resolved. Returns 0 or a negative errno
- * (-ENOENT: no such family here).
+ * (-ENOENT: no such family here). Every recv() asks for @recv_len bytes (0:
+ * the whole buffer) from the first one on: the kernel sizes a dump's
+ * messages by the largest recv() the socket has seen.
  */
-static inline int encd_genl_open(struct encd_genl *nl)
+static inline int encd_genl_open_recv(struct encd_genl *nl, size_t recv_len)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct encd_genl_reply rep;
@@ -305,6 +307,7 @@ static inline int encd_genl_open(struct encd_genl *nl)
 	int one = 1, err;
 
 	memset(nl, 0, sizeof(*nl));
+	nl->recv_len = recv_len;
 	nl->seq = 1000;
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (nl->fd < 0)
@@ -327,6 +330,11 @@ fail:
 	close(nl->fd);
 	nl->fd = -1;
 	return err;
+}
+
+static inline int encd_genl_open(struct encd_genl *nl)
+{
+	return encd_genl_open_recv(nl, 0);
 }
 
 static inline void encd_genl_close(struct encd_genl *nl)

@@ -1217,9 +1217,8 @@ static int big_dump(struct big_dump *d, size_t recv_len, struct encd_genl_reply 
 
 	if (!nl)
 		return -ENOMEM;
-	err = encd_genl_open(nl);
+	err = encd_genl_open_recv(nl, recv_len);
 	if (!err) {
-		nl->recv_len = recv_len;
 		memset(d, 0, sizeof(*d));
 		d->rep = rep;
 		encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_NODE_GET, NLM_F_DUMP);
