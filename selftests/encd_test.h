@@ -795,10 +795,10 @@ static inline void encd_failnth_disarm(struct __test_metadata *_metadata, struct
 	 * The task's fail-nth counts every fault point the kernel asks, the
 	 * module's own too (kmod/fault.c, built into the debug lane's module):
 	 * those fail a socket call with EIO, and the sentence says so. A
-	 * socket's file that cannot be allocated is ENFILE, as the kernel
-	 * says it.
+	 * socket's file that cannot be allocated is ENFILE, and a bind whose
+	 * bucket cannot be allocated EADDRINUSE, as the kernel says them.
 	 */
-	ASSERT_TRUE(err == ENOMEM || err == ENFILE ||
+	ASSERT_TRUE(err == ENOMEM || err == ENFILE || err == EADDRINUSE ||
 		    (err == EIO && strstr(encd_msg, "(injected)"))) {
 		TH_LOG("point %d: %s: %s", w->nth, strerror(err), encd_msg);
 	}
