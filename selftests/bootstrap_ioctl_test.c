@@ -192,6 +192,20 @@ TEST_F(boot, secrets_longer_than_64_bytes_and_reserved_fields_are_einval)
 		 encd_cmd(self->fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)));
 }
 
+TEST_F(boot, each_reserved_field_of_setup_and_init_is_einval_on_its_own)
+{
+	struct encd_setup_global_comm s = { .vnc = VNC, .ctx_id = CTX, .__reserved = 1 };
+	struct encd_init_replica_groups ig = { .vnc = VNC, .ctx_id = CTX, .__reserved = 1 };
+
+	test_cmd(encd_build(self->fd, VNC, 0, 1, CTX, NULL));
+	test_err(EINVAL, "reserved fields must be 0",
+		 encd_cmd(self->fd, ENCD_IOC_SETUP_GLOBAL_COMM, &s, sizeof(s)));
+	test_cmd(setup(self->fd, 0, NULL));
+	/* Refused before anything else: without a program INIT is ENOENT. */
+	test_err(EINVAL, "encd_init_replica_groups: reserved fields must be 0",
+		 encd_cmd(self->fd, ENCD_IOC_INIT_REPLICA_GROUPS, &ig, sizeof(ig)));
+}
+
 TEST_F(boot, a_bad_secret_pointer_is_efault)
 {
 	struct encd_setup_global_comm s = {

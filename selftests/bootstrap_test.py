@@ -528,6 +528,34 @@ def _():
     return True, "formed through " + " and ".join(out)
 
 
+@case("group_barrier_holds_every_rank_until_the_last_arrives")
+def _():
+    # Ranks 0-3 of 5 enter a group barrier; rank 4 forms the world with them
+    # but never enters it: it holds the world 5 s and leaves. The barrier
+    # keeps the four at least until then (it cannot have ended 4 s after
+    # they all started), and they fail naming rank 4. A barrier that let
+    # them through heard from nobody: its partners are wrong.
+    n, hold, root = 5, 5, "127.0.0.1:%d" % port()
+    t0 = time.time()
+    procs = [start(join_cmd(r, r, n, root, 20000, extra=("--barriers", "1")))
+             for r in range(n - 1)]
+    last = start(join_cmd(n - 1, n - 1, n, root, 20000, extra=("--hold", str(hold))))
+    time.sleep(max(0.0, t0 + hold - 1 - time.time()))
+    early = [r for r, p in enumerate(procs) if p.poll() is not None]
+    res = [finish(p) for p in procs]
+    res_last = finish(last)
+    if early:
+        return False, "rank %d ended while rank %d held the world: %s" % (
+            early[0], n - 1, res[early[0]]["error"] or "its barrier passed")
+    if not res_last["ok"]:
+        return False, "rank %d: %s" % (n - 1, res_last["error"])
+    want = "rank %d (global device %d) left the world" % (n - 1, n - 1)
+    for r in res:
+        if r["ok"] or not r["error"].startswith("enc_comm_barrier: ") or want not in r["error"]:
+            return False, "rank %d: %s" % (r["g_device_id"], r["error"] or "its barrier passed")
+    return True, res[0]["error"]
+
+
 @case("world_forms_again_after_failures")
 def _():
     res = run_world(4, extra=("--barrier",))

@@ -32,6 +32,9 @@ $(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LDLIBS)
 
+# It runs the module's own schedules: it is rebuilt when they change.
+$(BUILD)/selftests/schedule_test: $(TOP)/kmod/schedule.h
+
 $(GCOMM_DEMO): $(TOP)/tools/gcomm-demo/gcomm-demo.c $(LIBENC_A) $(TOP)/uapi/linux/encd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBENC_A) $(LIBENC_LDLIBS)

@@ -197,9 +197,17 @@ def run_lane(label, src, lane, tests, kver):
             res[k] = v
     shutil.copy(os.path.join(bdir, "vm", "output.log"),
                 os.path.join(OUT, "logs", label + ".output.log"))
+    # The first report's first line, e.g. "BUG: kernel NULL pointer dereference".
+    first_problem = None
+    problems = os.path.join(bdir, "vm", "kernel-problems.txt")
+    if os.path.exists(problems):
+        with open(problems, errors="replace") as f:
+            lines = [x.strip() for x in f if x.strip() and not x.startswith("--- ")]
+        first_problem = lines[0] if lines else None
     return {"build_s": build_s, "vm_s": int(res.get("elapsed", 0)),
             "progs": parse_output(os.path.join(bdir, "vm", "output.log")),
             "kernel_problems": int(res.get("kernel_problems", 0)),
+            "first_problem": first_problem,
             "finished": res.get("finished") == "1", "log": log}
 
 
@@ -283,6 +291,8 @@ def main():
         for p, v in sorted(r["progs"].items()):
             if v["failed"]:
                 details.append("%s: %s: %s" % (m.name, p, v["failed"][0][:140]))
+        if r["kernel_problems"] and r["first_problem"]:
+            details.append("%s: kernel: %s" % (m.name, r["first_problem"][:140]))
         shutil.rmtree(src)
     shutil.rmtree(snap)
 
@@ -294,8 +304,10 @@ def main():
                      len(mutants), len(mutants) - len(survivors), len(survivors),
                      ": " + ", ".join(survivors) if survivors else "", total, spent[0],
                      total - spent[0]))
-    text = "\n".join(table) + "\n\nThe first failure of each program that caught a mutant:\n" + \
-        "\n".join(details) + "\n"
+    text = "\n".join(table) + "\n"
+    if details:
+        text += "\nWhat each program that caught a mutant reported first:\n" + \
+            "\n".join(details) + "\n"
     with open(os.path.join(OUT, "table.txt"), "w") as f:
         f.write(text)
     print("\n" + text, end="")
