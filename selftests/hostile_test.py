@@ -500,6 +500,24 @@ def memory_world(n_fake):
     return f, r0
 
 
+def measured_world(n_fake):
+    """A world of memory_world(n_fake), after one formed and gone first, so
+    that what the first world of a module allocates for good (caches, the
+    workqueue's workers) is not counted: (fake host, rank 0, Slab+VmallocUsed
+    before it in KiB), or (None, why, None)."""
+    f, r0 = memory_world(n_fake)
+    if f is None:
+        return None, "the warm-up world did not form: %s" % r0.error, None
+    f.stop()
+    r0.kill()
+    r0.wait()
+    before = kernel_memory_kib()
+    f, r0 = memory_world(n_fake)
+    if f is None:
+        return None, "the world did not form: %s" % r0.error, None
+    return f, r0, before
+
+
 # The debug lane's kernel (KASAN, lockdep) under TCG moves loopback bytes
 # slowly enough that 256 whole MiB would take minutes, and the kernel closes
 # the link at the header, before the body: there, each frame is its header
@@ -531,18 +549,9 @@ def flood_1mib(f, frames):
 
 @case
 def a_joined_peer_flooding_holds_less_than_1_MiB():
-    # One world first, so that what the first world of a module allocates
-    # for good (caches, the workqueue's workers) is not counted.
-    f, r0 = memory_world(3)
+    f, r0, before = measured_world(3)
     if f is None:
-        return False, "the warm-up world did not form: %s" % r0.error
-    f.stop()
-    r0.kill()
-    r0.wait()
-    before = kernel_memory_kib()
-    f, r0 = memory_world(3)
-    if f is None:
-        return False, "the world did not form: %s" % r0.error
+        return False, r0
     formed = kernel_memory_kib()
     # 256 messages nobody asked for (tags of nodes nobody started): the
     # most one link may leave waiting.
@@ -588,16 +597,9 @@ def a_member_s_links_together_hold_less_than_1_MiB():
     host keeps one data link from each other host (the member's is the one
     it formed the world with, so all 32 new ones are refused as strangers'
     are: closed, the world goes on): the member holds one budget, not 33."""
-    f, r0 = memory_world(3)
+    f, r0, before = measured_world(3)
     if f is None:
-        return False, "the world did not form: %s" % r0.error
-    f.stop()
-    r0.kill()
-    r0.wait()
-    before = kernel_memory_kib()
-    f, r0 = memory_world(3)
-    if f is None:
-        return False, "the world did not form: %s" % r0.error
+        return False, r0
     n_links = 32
 
     def many(f):
