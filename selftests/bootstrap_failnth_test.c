@@ -308,11 +308,16 @@ static pid_t rank1(const char *root, bool groups, const int res_pipe[2], const i
 	_exit(0);
 }
 
-/* What a rank may fail with when the other one's failure failed the world. */
+/*
+ * What a rank may fail with when the other one's failure failed the world. A
+ * root that failed before its table went out cannot tell a rank it had not
+ * yet heard from; that rank, and the root made again, wait for their
+ * deadline (ETIMEDOUT).
+ */
 static bool world_failed_errno(int err)
 {
 	return err == ECONNABORTED || err == ECONNRESET || err == ENOMEM || err == ENFILE ||
-	       err == EADDRINUSE || err == EIO;
+	       err == EADDRINUSE || err == EIO || err == ETIMEDOUT;
 }
 
 /*
