@@ -537,23 +537,22 @@ def _():
     # them through heard from nobody: its partners are wrong.
     n, hold, root = 5, 5, "127.0.0.1:%d" % port()
     t0 = time.time()
-    procs = [start(join_cmd(r, r, n, root, 20000, extra=("--barriers", "1")))
-             for r in range(n - 1)]
-    last = start(join_cmd(n - 1, n - 1, n, root, 20000, extra=("--hold", str(hold))))
+    ranks = [Rank(r, r, n, root, 20000, ("--barriers", "1")) for r in range(n - 1)]
+    last = Rank(n - 1, n - 1, n, root, 20000, ("--hold", str(hold)))
     time.sleep(max(0.0, t0 + hold - 1 - time.time()))
-    early = [r for r, p in enumerate(procs) if p.poll() is not None]
-    res = [finish(p) for p in procs]
-    res_last = finish(last)
+    early = [r for r, k in enumerate(ranks) if k.done.is_set()]
+    for k in ranks + [last]:
+        k.wait()
     if early:
         return False, "rank %d ended while rank %d held the world: %s" % (
-            early[0], n - 1, res[early[0]]["error"] or "its barrier passed")
-    if not res_last["ok"]:
-        return False, "rank %d: %s" % (n - 1, res_last["error"])
+            early[0], n - 1, ranks[early[0]].error or "its barrier passed")
+    if not last.ok:
+        return False, "rank %d: %s" % (n - 1, last.error)
     want = "rank %d (global device %d) left the world" % (n - 1, n - 1)
-    for r in res:
-        if r["ok"] or not r["error"].startswith("enc_comm_barrier: ") or want not in r["error"]:
-            return False, "rank %d: %s" % (r["g_device_id"], r["error"] or "its barrier passed")
-    return True, res[0]["error"]
+    for r, k in enumerate(ranks):
+        if k.ok or not k.error.startswith("enc_comm_barrier: ") or want not in k.error:
+            return False, "rank %d: %s" % (r, k.error or "its barrier passed")
+    return True, ranks[0].error
 
 
 @case("world_forms_again_after_failures")
