@@ -164,10 +164,15 @@ struct encd_gcomm *encd_ucmd_get_gcomm(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_
 		held = encd_file_holds(file, slot);
 	}
 	if ((flags & ENCD_UCMD_HELD) && !held)
-		return ERR_PTR(encd_fail(ucmd, -ENOENT,
-					 "This file does not hold the global comm of core %u context %u",
-					 vnc, ctx_id));
+		goto not_held;
 	g = encd_get_global_comm(slot / ENCD_MAX_CONTEXTS, ctx_id);
+	/*
+	 * A held comm stays in the registry until its file lets go, so a
+	 * held one found missing was released by this file meanwhile (a
+	 * RELEASE racing this command): say so, as if it came first.
+	 */
+	if (!g && (flags & ENCD_UCMD_HELD))
+		goto not_held;
 	/*
 	 * Another namespace's comm is none of this caller's business, unless
 	 * its file holds it (it built or attached to it in that namespace).
@@ -181,6 +186,11 @@ struct encd_gcomm *encd_ucmd_get_gcomm(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_
 		return ERR_PTR(encd_fail(ucmd, -ENOENT, "No global comm on core %u context %u",
 					 vnc, ctx_id));
 	return g;
+
+not_held:
+	return ERR_PTR(encd_fail(ucmd, -ENOENT,
+				 "This file does not hold the global comm of core %u context %u",
+				 vnc, ctx_id));
 }
 
 static int encd_ioctl_version(struct encd_ucmd *ucmd)
