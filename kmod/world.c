@@ -688,6 +688,27 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
 	       (h->state == ENCD_HOST_FAILED ? encd_fail(ucmd, h->failure_err, "%s", h->failure) : 0);
 }
 
+/*
+ * Arrives at @node's local barrier, or starts its group barrier, unless the
+ * world is already broken; then lets the host move the protocol on.
+ */
+static int barrier_enter(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			 bool group)
+{
+	struct encd_host *h = r->host;
+	int err;
+
+	mutex_lock(&h->lock);
+	err = barrier_broken(ucmd, r);
+	if (!err && group)
+		encd_gbarrier_start(h, node);
+	else if (!err)
+		encd_lbarrier_arrive(node);
+	encd_host_run(h);
+	mutex_unlock(&h->lock);
+	return err;
+}
+
 /* The local barrier: arrive, wait for the rest of the group's local ranks. */
 static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
 			 unsigned long deadline)
@@ -696,12 +717,7 @@ static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	u32 arrived, n;
 	int err, broken;
 
-	mutex_lock(&h->lock);
-	err = barrier_broken(ucmd, r);
-	if (!err)
-		encd_lbarrier_arrive(node);
-	encd_host_run(h);
-	mutex_unlock(&h->lock);
+	err = barrier_enter(ucmd, r, node, false);
 	if (err)
 		return err;
 	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting) ||
@@ -732,12 +748,7 @@ static int group_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	char awaited[96];
 	int err, broken;
 
-	mutex_lock(&h->lock);
-	err = barrier_broken(ucmd, r);
-	if (!err)
-		encd_gbarrier_start(h, node);
-	encd_host_run(h);
-	mutex_unlock(&h->lock);
+	err = barrier_enter(ucmd, r, node, true);
 	if (err)
 		return err;
 	err = rank_wait(r, deadline, !READ_ONCE(node->bar.active) ||
