@@ -29,10 +29,10 @@
 # its global comm; then the root VM starts its own. Formation is measured on
 # the root VM's clock (the kernel's phase timestamps): its first rank's
 # rendezvous start to its last rank's end of the world's last phase. Bytes
-# each VM (one host agent) sent are read from its TCP sockets while the world
-# is held (ss -ti: bytes_sent - bytes_retrans, summed; "root ctl" is what
-# went out on the root's port, the control links it serves): a stand-in for
-# the kernel's per-host counter until netlink exposes it.
+# each VM (one host agent) sent are the kernel's count, read while the world
+# is held (encctl -j comm show: host_tx_bytes); the root's share on its own
+# port, the control links it serves, from its TCP sockets (ss -ti:
+# bytes_sent - bytes_retrans).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -13,8 +13,8 @@ with encd loaded (num_vcores >= the largest N); `make bench-bootstrap`.
    rank's end of the world's last phase), validation + broadcast.
 2. Several hosts in one VM: H network namespaces joined by a bridge, each a
    host of --per-host ranks with its own host agent. Bytes sent by the root
-   host and by each host, next to formation time. See tcp_bytes() for how
-   bytes are counted.
+   host and by each host (the kernel's count, netlink's host-tx-bytes),
+   next to formation time.
 3. Warm validation + broadcast at N = --warm-n on one host: a replica group
    (group 5 of selftests/bootstrap_test.py's programs: every rank, another
    stream) bootstraps over the links the world opened. From NODE_GET's phase
@@ -51,6 +51,7 @@ class World:
         self.wall = None
         self.gcomms = []
         self.bytes = {}
+        self.by_netns = {}
         self.error = None
 
 
@@ -59,12 +60,9 @@ def tcp_bytes(netns):
 
     The host agent's links are kernel sockets; inet_diag (ss) sees them, with
     tcp_info's bytes_sent (payload, retransmissions included) and
-    bytes_retrans. A network namespace here holds exactly one host agent's
-    sockets (and nothing else speaks TCP in the VM), so the sum over it is
-    what that host sent on its links: handshakes, control frames, table,
-    messages, each with its 12-byte header and 16-byte tag. This is the
-    stand-in for the kernel's own per-host counter (struct encd_host's
-    sent_bytes) until netlink exposes it: only this function changes then.
+    bytes_retrans. Only used to split what the root's host sent on the
+    root's port (the control links it serves) from the rest: what a host
+    sent in all is the kernel's own count, host_bytes().
     """
     cmd = (["ip", "netns", "exec", netns] if netns else []) + ["ss", "-tinH"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -83,6 +81,15 @@ def tcp_bytes(netns):
         by_port[port] = by_port.get(port, 0) + n
         local = None
     return by_port
+
+
+def host_bytes(gcomms):
+    """What one host agent sent, by the kernel's own count: the
+    host_tx_bytes of its comms (encctl comm show; netlink's host-tx-bytes),
+    the whole frames its links sent, handshakes included. Every comm of one
+    host reports the same counter, read at its own moment: the last read
+    (the largest) is taken."""
+    return max((g.get("host_tx_bytes") or 0) for g in gcomms) if gcomms else 0
 
 
 def comm_show(encctl, netns):
@@ -138,7 +145,8 @@ def run_world(a, n, hosts, port, force_tcp=False, programs=None, snapshot=True):
         try:
             for netns, _, _ in hosts:
                 w.bytes[netns] = tcp_bytes(netns)
-                w.gcomms += comm_show(a.encctl, netns)
+                w.by_netns[netns] = comm_show(a.encctl, netns)
+                w.gcomms += w.by_netns[netns]
         except (RuntimeError, subprocess.CalledProcessError, ValueError) as e:
             w.error = "snapshot: %s" % e
     for p, out in procs:
@@ -311,8 +319,8 @@ def main():
     # 2. Several hosts, as network namespaces.
     print("\n# several hosts in one VM: H network namespaces on a bridge, %d ranks each, "
           "local delivery within a host" % a.per_host)
-    print("# bytes: what each host's TCP sockets sent (ss -ti: bytes_sent - bytes_retrans, "
-          "see tcp_bytes()); root ctl = on the root's port")
+    print("# bytes: what each host agent sent, by the kernel's count (host_tx_bytes); "
+          "root ctl = on the root's port (ss -ti, see tcp_bytes())")
     print("%5s %4s | %9s %10s | %10s %10s %10s %10s %8s" % (
         "N", "H", "wall s", "formation", "root B", "root ctl", "host mean", "host max",
         "root B/N"))
@@ -329,7 +337,7 @@ def main():
         if w.error:
             print("# N=%d H=%d: %s" % (n, hc, w.error))
             continue
-        per = [sum(w.bytes["bh%d" % h].values()) for h in range(hc)]
+        per = [host_bytes(w.by_netns["bh%d" % h]) for h in range(hc)]
         ctl = w.bytes["bh0"].get(p, 0)
         multi[n] = (hc, per[0], w.wall, formation_ms(w))
         print("%5d %4d | %s %s | %10d %10d %10.0f %10d %8.1f" % (
@@ -342,12 +350,13 @@ def main():
     n = max(sizes)
     if not w.error:
         b = w.bytes[None]
-        total = sum(b.values())
-        print("\n# one VM, --force-tcp, N = H = %d (one netns: only the root's port is "
-              "attributable):" % n)
-        print("bytes on the root's port (control links served, handshakes): %d (%.1f per rank);"
-              " all hosts together %d, %.0f per host" % (b.get(p, 0), b.get(p, 0) / n, total,
-                                                         total / n))
+        # Every rank is a host of its own: each comm's counter is its host's.
+        per = {g["g_device_id"]: g.get("host_tx_bytes") or 0 for g in w.gcomms}
+        total = sum(per.values())
+        print("\n# one VM, --force-tcp, N = H = %d (each rank a host of its own):" % n)
+        print("bytes sent by the root's host: %d (%.1f per rank), %d of them on the root's "
+              "port (control links served, handshakes); all hosts together %d, %.0f per host"
+              % (per.get(0, 0), per.get(0, 0) / n, b.get(p, 0), total, total / n))
 
     # For the scale model: what one message costs beyond the wire. The warm
     # v+b is 2 * ceil(log2 N) messages one after the other: forced over TCP

@@ -7,7 +7,9 @@
 Each VM printed its ranks' JSON lines, "bench-ss: " lines (ss -tinH, one
 socket a line) and one "bench-comm: " line (encctl -j comm show), taken
 while its ranks held the formed world. Prints formation on the root VM's
-clock and the bytes each VM's host agent sent (see multihost-bootstrap.sh).
+clock and the bytes each VM's host agent sent: the kernel's own count (every
+comm's host_tx_bytes, netlink's host-tx-bytes), and, from ss, the share of
+the root's port.
 """
 import json
 import os
@@ -34,7 +36,11 @@ def vm_figures(path, root_port):
                 comms = json.loads(line[len("bench-comm: "):])
             elif line.startswith("{") and '"ok":true' in line:
                 ranks += 1
-    return sent, ctl, comms, ranks
+    # The host agent's counter, as its comms report it (one counter, each
+    # comm read at its moment: the last read is the largest); the sockets'
+    # sum if no comm could be read.
+    counted = [g["host_tx_bytes"] for g in comms if g.get("host_tx_bytes") is not None]
+    return (max(counted) if counted else sent), ctl, comms, ranks
 
 
 def phase_map(entries):
@@ -64,7 +70,7 @@ def main():
     if vstart:
         print("root VM: last rank's start of validation to last rank's end of broadcast: "
               "%.2f ms" % ((max(bend) - max(vstart)) / 1e6))
-    print("bytes sent (TCP payload, every link of the VM's host agent):")
+    print("bytes sent by each VM's host agent (whole frames, every link; the kernel's count):")
     for i, (sent, ctl, _, ranks) in enumerate(rows):
         print("  vm%d%s: %9d bytes%s, %d ranks ok" % (
             i, " (root)" if i == 0 else "       ", sent,
