@@ -57,6 +57,11 @@ class Rank:
     "rc": its exit status (negative: the signal that killed it). A rank
     that said ok but did not exit 0 did not succeed."""
 
+    # Every rank a case started: main() kills what is left of them when the
+    # case ends, so that a case that failed half-way (an exception, an early
+    # return) leaves no rank holding a core, a port or a world to the next.
+    started = []
+
     def __init__(self, vnc, gid, n, root, timeout_ms=30000, extra=(), secret=False, netns=None,
                  program=None, env_secret=None):
         cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
@@ -75,6 +80,7 @@ class Rank:
             env["ENC_WORLD_SECRET"] = env_secret
         self.p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   env=env)
+        Rank.started.append(self)
         self.start = time.monotonic()
         self.res = None
         self.printed = None
@@ -274,6 +280,11 @@ def main(cases):
             for line in traceback.format_exc().splitlines():
                 print("# " + line)
             ok, why = False, "%s: %s" % (type(e).__name__, e)
+        left = [r for r in Rank.started if r.p.poll() is None]
+        if left:
+            print("# %s left %d rank(s) running: killed" % (name, len(left)))
+            stop(left)
+        Rank.started.clear()
         fails += not ok
         print("%s %d %s # %s [%.1f s]" % ("ok" if ok else "not ok", i, name,
                                           str(why).replace("\n", " "), time.monotonic() - t))
