@@ -155,8 +155,10 @@ static void node_ready(struct encd_node *node)
 
 	phase(node, ENCD_PHASE_N, ENCD_NODE_READY);
 	encd_node_notify(node, ENCD_NL_CMD_WORLD_FORMED_NTF, NULL);
-	if (node->global && r->state == ENCD_RANK_REGISTERED)
+	if (node->global && r->state == ENCD_RANK_REGISTERED) {
 		r->state = ENCD_RANK_FORMED;
+		r->formed = true;
+	}
 	wake_up_all(&r->wq);
 }
 

@@ -599,6 +599,7 @@ struct encd_rank {
 	bool released;			/* its comm was released: it is leaving */
 
 	enum encd_rank_state state;	/* READ_ONCE */
+	bool formed;			/* it was FORMED once, failed since or not */
 	int err;
 	char msg[ENCD_MSG_MAX];
 	struct list_head early;		/* struct encd_msg */

@@ -350,6 +350,7 @@ int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 	struct encd_gcomm *g;
 	struct encd_rank *r;
 	struct encd_host *h;
+	bool was_failed;
 	u32 settings;
 	int err;
 
@@ -401,14 +402,24 @@ int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 		cmd->out_flags = ENCD_SETUP_OUT_FORMED;
 	}
 
+	was_failed = READ_ONCE(r->state) == ENCD_RANK_FAILED;
 	err = rank_wait(r, deadline, READ_ONCE(r->state) != ENCD_RANK_REGISTERED);
 	h = r->host;
 	if (h)
 		mutex_lock(&h->lock);
-	if (!err)
+	/*
+	 * A world that formed while this call waited is reported formed, even
+	 * if it failed before the call woke: a peer that finished first and
+	 * left at once closes its links right after its last frame, and this
+	 * host may read both in one go. The rank's next operation reports the
+	 * failure.
+	 */
+	if (err) {
+		if (!rank_broken(ucmd, r) && h)
+			setup_gave_up(ucmd, r, err);
+	} else if (!r->formed || was_failed || r->released) {
 		err = rank_broken(ucmd, r);
-	else if (!rank_broken(ucmd, r) && h)
-		setup_gave_up(ucmd, r, err);
+	}
 	if (!err) {
 		WRITE_ONCE(g->state, ENCD_GCOMM_BOOTSTRAPPED);
 		cmd->rank = r->global_node->brank;
@@ -530,7 +541,8 @@ static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_g
 	} else if (node->state == ENCD_NODE_FAILED) {
 		err = encd_fail(ucmd, node->err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
 				q->stream_id, q->group_id, node->msg);
-	} else if (rank_broken(ucmd, r)) {
+	} else if ((node->state != ENCD_NODE_READY || r->released) && rank_broken(ucmd, r)) {
+		/* A comm that became ready is reported ready, as SETUP does. */
 		err = encd_fail(ucmd, r->released ? -ECONNABORTED : r->err,
 				"failed to init NCCL comm stream_id:%u group_id:%u: %s",
 				q->stream_id, q->group_id, r->released ? "the comm was released" : r->msg);
