@@ -22,7 +22,9 @@
 # counts as one more failure, and so do, for the program that was running:
 #   - a skipped case, unless the program is one of the --allow-skip NAMEs
 #     (the lane's list of the skips it expects);
-#   - a failed rmmod, or a leak kmemleak finds after it;
+#   - a failed rmmod, or a leak kmemleak finds after it (one program late:
+#     see leak_scan; such a failure names both programs, and the report
+#     the task that allocated what leaked);
 #   - a new taint of the kernel (/proc/sys/kernel/tainted, read before and
 #     after; loading an out-of-tree, unsigned module is not one), or a
 #     kernel report in the log lines it added (scan-console.sh: WARN, BUG,
@@ -96,13 +98,30 @@ names=("${names[@]%.sh}")
 deps=$(modinfo -F depends "$ko" 2>/dev/null | tr , ' ')
 
 # kmemleak reports an object only when two scans in a row found no reference
-# to it and it was more than 5 seconds old at the second.
+# to it (the first only takes its checksum) and it was more than 5 seconds
+# old at the second. A scan of the debug VM takes some 13 s, so one scan
+# follows each program: it is the second scan of what the program before
+# allocated, and leaks are reported one program late, each naming the task
+# that allocated it (comm "..."). After the last program, two.
 leak_scan() {
 	local start=$SECONDS wait
 	echo scan >"$kmemleak"
 	wait=$((start + 6 - SECONDS))
 	[ $wait -le 0 ] || sleep $wait
 	echo scan >"$kmemleak"
+}
+
+# Reads what the last scan reported and clears it; fails the programs that
+# may have leaked it (@1: the one just run and the one before it).
+leak_report() {
+	local leaks who
+	# debugfs files have no size: read the report to see.
+	leaks=$(cat "$kmemleak")
+	[ -n "$leaks" ] || return 0
+	echo "$leaks"
+	who=$(sed -n 's/^ *comm "\([^"]*\)".*/\1/p' <<<"$leaks" | sort -u | xargs)
+	fail "kmemleak found leaks after $1 (allocated by: ${who:-?})"
+	echo clear >"$kmemleak"
 }
 
 # The kernel log a record at a time (/dev/kmsg: "prio,seq,time,flags;text",
@@ -158,7 +177,7 @@ fi
 # The boot's log is the console scan's; ours starts here.
 kmsg_next
 
-ran=()
+ran=() prev=''
 declare -A notrun	# name -> why it did not run
 for name in "${names[@]}"; do
 	prog=${tests[$name]:-}
@@ -236,19 +255,21 @@ for name in "${names[@]}"; do
 	rmmod encd || fail "rmmod encd failed after $name"
 
 	if [ -w "$kmemleak" ]; then
-		leak_scan
-		# debugfs files have no size: read the report to see.
-		leaks=$(cat "$kmemleak")
-		if [ -n "$leaks" ]; then
-			echo "$leaks"
-			fail "kmemleak found leaks after $name"
-			echo clear >"$kmemleak"
-		fi
+		echo scan >"$kmemleak"
+		leak_report "${prev:+$prev or }$name"
 	fi
+	prev=$name
 	kernel_check "during $name"
 	# What each program costs the lane, its leak scans included.
 	echo "# $name: $((SECONDS - began))s in all"
 done
+
+# The last program's leaks: two scans more.
+if [ -w "$kmemleak" ] && [ -n "${prev:-}" ]; then
+	leak_scan
+	leak_report "$prev"
+	kernel_check "after the last program"
+fi
 
 # The programs that were to run, against those that did.
 for name in "${names[@]}"; do
