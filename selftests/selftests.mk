@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # selftests/: every selftests/*_test.c becomes $(BUILD)/selftests/<name>, a
 # kselftest_harness.h program that tools/vm runs inside the VM (with the
-# module parameters in selftests/<name>.modparams, when that file exists).
+# module parameters in selftests/<name>.modparams and the time limit in
+# selftests/<name>.settings, when those files exist).
 # The harness comes from Debian's linux-source-6.1 at build time; it is looked
 # up only when a selftest is built, and once.
 #

@@ -11,7 +11,8 @@
 # directory (DIR, default selftests/ of this checkout); NAMEs pick some of
 # them. For each, in name order: insmod BUILD/KVER/kmod/encd.ko with the
 # parameters in DIR/NAME.modparams (one line, optional), run the program in
-# DIR with the timeout from DIR/settings ("timeout=N", default 300 seconds),
+# DIR with the timeout from DIR/NAME.settings or DIR/settings ("timeout=N",
+# default 300 seconds),
 # rmmod encd, and, when the kernel has kmemleak, scan for leaks. Programs
 # find the module, the build and DIR in $ENCD_KO, $ENCD_BUILD and
 # $ENCD_SELFTESTS, and the lane in $ENCD_LANE (the build's name: debug-amd64
@@ -201,6 +202,10 @@ for name in "${names[@]}"; do
 		continue
 	fi
 
+	# A program may have a limit of its own, in DIR/NAME.settings.
+	limit=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$srcdir/$name.settings" 2>/dev/null | tail -n 1)
+	limit=${ENCD_TEST_TIMEOUT:-${limit:-$timeout}}
+
 	log=/tmp/$name.log
 	run=("$prog")
 	[ -x "$prog" ] || run=(bash "$prog")
@@ -208,7 +213,7 @@ for name in "${names[@]}"; do
 	# process it leaves behind can then neither hold the runner (a pipe
 	# that never closes) nor hide (it is still in the session).
 	: >"$log"
-	(cd "$srcdir" && exec setsid -w timeout -k 10 "$timeout" "${run[@]}") >"$log" 2>&1 &
+	(cd "$srcdir" && exec setsid -w timeout -k 10 "$limit" "${run[@]}") >"$log" 2>&1 &
 	pid=$!
 	tail -n +1 -f --pid="$pid" "$log" 2>/dev/null
 	wait "$pid"
@@ -239,7 +244,7 @@ for name in "${names[@]}"; do
 	failed=$((failed + notok))
 
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		fail "$name timed out after ${timeout}s"
+		fail "$name timed out after ${limit}s"
 	elif [ "$rc" -gt 128 ]; then
 		fail "$name was killed by signal $((rc - 128))"
 	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$notok" = 0 ]; then
