@@ -8,7 +8,8 @@
  *     (measured from kill() to its reaping); so is the bootstrapping one
  *     when it is killed in turn. The killed one was idle holding a formed
  *     world, or bootstrapping itself against another silent root.
- *   - SETUP and RELEASE racing on one fd, from two threads, 10,000 times:
+ *   - SETUP and RELEASE racing on one fd, from two threads, 10,000 times
+ *     (2,000 in the debug lane):
  *     each SETUP forms the world, or finds the comm released (ENOENT), or is
  *     aborted by the release (ECONNABORTED); the comm is gone after each
  *     round, and no world's listener is left on its port. The RELEASE comes
@@ -28,6 +29,8 @@
 #define KILL_LIMIT_S	1.0
 #define SILENT_PORT	47100
 #define RACE_ROUNDS	10000
+/* The debug lane (KASAN, lockdep, kmemleak under TCG): a round costs ten times more. */
+#define RACE_ROUNDS_DEBUG	2000
 /* Every RACE_ROOT_EVERY-th round is rank 0 of a world of two: it listens. */
 #define RACE_ROOT_EVERY	4
 #define RACE_PORT	50000
@@ -267,7 +270,10 @@ FIXTURE_TEARDOWN(setup_release)
 TEST_F_TIMEOUT(setup_release, race_on_one_fd, 560)
 {
 	int formed = 0, gone = 0, aborted = 0, i, port;
-	struct race r = { .rounds = RACE_ROUNDS };
+	const char *lane = getenv("ENCD_LANE");
+	struct race r = {
+		.rounds = lane && !strncmp(lane, "debug", 5) ? RACE_ROUNDS_DEBUG : RACE_ROUNDS,
+	};
 	double t, deadline, setup_s = 0;
 	pthread_t ts, tr;
 	char root[32];
