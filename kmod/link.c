@@ -178,11 +178,27 @@ static void link_detach(struct encd_link *l)
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Shuts a socket down and lets it go (callbacks already detached). */
+/*
+ * Shuts a socket down and lets it go (callbacks already detached). What the
+ * peer sent and nobody read is read and dropped first, up to a bound:
+ * closing a TCP socket with unread data resets the connection, and a reset
+ * throws away what this end had yet to send, such as the last frame of a
+ * rank that finished first and left, which its peers still wait for.
+ */
 static void sock_drop(struct socket *sock)
 {
+	char buf[512];
+	int i;
+
 	if (!sock)
 		return;
+	for (i = 0; i < 128; i++) {
+		struct kvec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+
+		if (kernel_recvmsg(sock, &msg, &iov, 1, sizeof(buf), MSG_DONTWAIT) <= 0)
+			break;
+	}
 	kernel_sock_shutdown(sock, SHUT_RDWR);
 	sock_release(sock);
 }
