@@ -230,12 +230,17 @@ static void link_free_work(struct work_struct *w)
 	struct encd_host *h = l->host;
 	int round;
 
-	link_detach(l);
 	/*
-	 * A work that saw the link alive may queue the other once: twice. The
-	 * socket is non-blocking, so neither waits for the peer.
+	 * No work of the link runs past this: one that saw it alive may be
+	 * dropping its socket for another attempt (link_retry()), so the
+	 * socket is only touched once they are done. A work that saw the link
+	 * alive may queue the other once: twice. Then the callbacks go, and
+	 * what they queued meanwhile finds the link dead. The socket is
+	 * non-blocking, so no work waits for the peer.
 	 */
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 4; round++) {
+		if (round == 2)
+			link_detach(l);
 		cancel_delayed_work_sync(&l->work);
 		cancel_work_sync(&l->tx_work);
 	}
