@@ -48,11 +48,14 @@ def join(vnc, gid, n, root, program=None, hold=0, timeout_ms=30000, extra=()):
     return Rank(vnc, gid, n, root, timeout_ms, list(extra) + hold_args, program=program)
 
 
-def bootstrapped_comms(want_nodes):
-    """The comms shown once every rank has its world and its groups' nodes."""
+def bootstrapped_comms(want_nodes, want_groups=()):
+    """The comms shown once every rank has its world and its groups' nodes
+    (a node is ready before INIT_REPLICA_GROUPS, waking, binds it to its
+    group: want_groups waits for those bindings too)."""
     comms = encctl_json("comm", "show")
     done = [c for c in comms if c["state"] == "bootstrapped" and
-            sum(1 for n in c["nodes"] if n["state"] == "ready") >= want_nodes]
+            sum(1 for n in c["nodes"] if n["state"] == "ready") >= want_nodes and
+            set(want_groups) <= {g for n in c["nodes"] for g in n.get("groups", [])}]
     return comms if len(done) == len(comms) and comms else None
 
 
@@ -232,7 +235,7 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
         ops = [{"op": "all_reduce", "size_n": 4096, "dtype": 1, "group": 1}]
         progs.append(write_program("status-r%d.json" % r, groups, ops))
     procs = [join(r, r, n, root, progs[r], hold=8, extra=["--barrier"]) for r in range(n)]
-    comms = wait_until(lambda: bootstrapped_comms(3), timeout=300, step=0.5)
+    comms = wait_until(lambda: bootstrapped_comms(3, (0, 1, 2)), timeout=300, step=0.5)
     status = encctl_json("status")
     res = finish(procs)
     if not comms:
