@@ -24,6 +24,10 @@ from encd_peer import parse_hostport
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
 ENCCTL = os.path.join(BUILD, "..", "tools", "encctl")
+# The debug lane (KASAN, lockdep and kmemleak under TCG, some ten times
+# slower; the runner's $ENCD_LANE is its build's name): tests size their
+# loops by it.
+DEBUG_LANE = os.environ.get("ENCD_LANE", "").startswith("debug")
 if not BUILD or not os.access(ENCCTL, os.X_OK):
     ENCCTL = os.path.join(HERE, "..", "build", "tools", "encctl")
 # The types of a node's counters in `encctl -j world join`'s output.

@@ -20,8 +20,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from encd_world import (TMP, Ports, Rank, SECRET, finish, kernel_memory_kib,  # noqa: E402
-                        names_rank, root_listens, sh, wait_until, main)
+from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
+                        kernel_memory_kib, names_rank, root_listens, sh, wait_until, main)
 
 port = Ports(33000)
 KEY = P.world_key(SECRET)
@@ -522,7 +522,7 @@ def measured_world(n_fake):
 # slowly enough that 256 whole MiB would take minutes, and the kernel closes
 # the link at the header, before the body: there, each frame is its header
 # (1 MiB announced) and its first 64 KiB.
-FLOOD_SENT = (64 << 10) if os.environ.get("ENCD_LANE", "").startswith("debug") else (1 << 20)
+FLOOD_SENT = (64 << 10) if DEBUG_LANE else (1 << 20)
 
 
 def flood_1mib(f, frames):

@@ -23,8 +23,8 @@ import sys
 import tempfile
 import time
 
-from encd_world import (ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET_FILE, Netns, Ports, Rank,
-                        encctl_json, finish, main, stop, wait_until)
+from encd_world import (DEBUG_LANE, ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET_FILE, Netns,
+                        Ports, Rank, encctl_json, finish, main, stop, wait_until)
 
 TMP = tempfile.mkdtemp(prefix="encd-netlink-world-")
 port = Ports(32000)
@@ -432,7 +432,7 @@ def in_netns(netns, *cmd):
 # The debug lane's kernel is built from allnoconfig and has no inet_diag,
 # so ss sees no socket there: host-tx-bytes is held to the sockets' count in
 # the Debian lanes only.
-NO_INET_DIAG = os.environ.get("ENCD_LANE", "").startswith("debug")
+NO_INET_DIAG = DEBUG_LANE
 
 
 def netns_tcp_sent(netns):

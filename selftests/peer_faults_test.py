@@ -30,8 +30,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from encd_world import (SECRET, SECRET_FILE, Netns, Ports, Rank, encctl_json,  # noqa: E402
-                        finish, main, names_rank, node_counter, root_listens, stop,
+from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # noqa: E402
+                        encctl_json, finish, main, names_rank, node_counter, root_listens, stop,
                         wait_until, world_nodes)
 
 port = Ports(35000)
@@ -234,7 +234,7 @@ def kill_case(n):
 # The debug lane (KASAN, lockdep and kmemleak under TCG: some ten times
 # slower) runs the same kill points in worlds of 2 and 8: 32 ranks add no
 # code path, take minutes of its budget there, and measure the emulator.
-KILL_SIZES = (2, 8) if os.environ.get("ENCD_LANE", "").startswith("debug") else (2, 8, 32)
+KILL_SIZES = (2, 8) if DEBUG_LANE else (2, 8, 32)
 for _n in KILL_SIZES:
     cases.append((kill_case(_n).__name__, kill_case(_n)))
 
