@@ -71,7 +71,11 @@ fail() {
 	failed=$((failed + 1))
 }
 
-timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$srcdir/settings" 2>/dev/null | tail -n 1)
+# The limit a kselftest settings file sets ("timeout=N"), if it sets one.
+settings_timeout() {
+	sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$1" 2>/dev/null | tail -n 1
+}
+timeout=$(settings_timeout "$srcdir/settings")
 timeout=${ENCD_TEST_TIMEOUT:-${timeout:-300}}
 
 # name -> path; a binary built for this kernel wins over a shared one.
@@ -203,7 +207,7 @@ for name in "${names[@]}"; do
 	fi
 
 	# A program may have a limit of its own, in DIR/NAME.settings.
-	limit=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$srcdir/$name.settings" 2>/dev/null | tail -n 1)
+	limit=$(settings_timeout "$srcdir/$name.settings")
 	limit=${ENCD_TEST_TIMEOUT:-${limit:-$timeout}}
 
 	log=/tmp/$name.log
