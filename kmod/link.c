@@ -224,26 +224,34 @@ static void link_reset_rx(struct encd_link *l)
 
 static void link_send_queue(struct encd_link *l, bool last);
 
+/*
+ * Waits until neither work of a dead link runs or is queued. A work that
+ * saw the link alive may queue the other once: twice. The socket is
+ * non-blocking, so no work waits for the peer.
+ */
+static void link_cancel_works(struct encd_link *l)
+{
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		cancel_delayed_work_sync(&l->work);
+		cancel_work_sync(&l->tx_work);
+	}
+}
+
 static void link_free_work(struct work_struct *w)
 {
 	struct encd_link *l = container_of(w, struct encd_link, free_work);
 	struct encd_host *h = l->host;
-	int round;
 
 	/*
-	 * No work of the link runs past this: one that saw it alive may be
-	 * dropping its socket for another attempt (link_retry()), so the
-	 * socket is only touched once they are done. A work that saw the link
-	 * alive may queue the other once: twice. Then the callbacks go, and
-	 * what they queued meanwhile finds the link dead. The socket is
-	 * non-blocking, so no work waits for the peer.
+	 * The works first: one that saw the link alive may be dropping its
+	 * socket for another attempt (link_retry()). Then the callbacks go,
+	 * and what they queued meanwhile finds the link dead.
 	 */
-	for (round = 0; round < 4; round++) {
-		if (round == 2)
-			link_detach(l);
-		cancel_delayed_work_sync(&l->work);
-		cancel_work_sync(&l->tx_work);
-	}
+	link_cancel_works(l);
+	link_detach(l);
+	link_cancel_works(l);
 	/*
 	 * What its host said last (the world failed: DEATH, REJECT) goes
 	 * before the FIN, if the socket takes it now: a host whose ranks
