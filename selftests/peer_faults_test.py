@@ -389,7 +389,7 @@ def a_host_that_forwards_the_table_late_does_not_fail_the_world():
     if bad:
         # Every failed rank: the first to fail is not always the first listed.
         why = "; ".join("rank %d: %s" % (r.gid, r.error) for r in bad)
-        # A known, open bug (seen on Debian's 6.12 only, 2 runs in 3): once
+        # A known, open bug (seen on 6.12 in 2 runs of 3, and once on 6.1): once
         # the late table arrives, every host, host 4 itself included, sees
         # host 4's links close. Marked XFAIL (kselftest's word) so that it
         # shows in every run; any other failure of this case fails it.
