@@ -272,7 +272,16 @@ class Netns:
 
 def main(cases):
     """Runs (name, fn) cases in order as KTAP: fn returns (ok, why); an
-    exception (a test bug or a hang) is a failure, not a crash."""
+    exception (a test bug or a hang) is a failure, not a crash. Names on
+    the command line pick cases (each as often as it is named)."""
+    if sys.argv[1:]:
+        by_name = dict(cases)
+        unknown = [a for a in sys.argv[1:] if a not in by_name]
+        if unknown:
+            print("unknown case(s): %s; the cases are: %s" % (
+                " ".join(unknown), " ".join(n for n, _ in cases)), file=sys.stderr)
+            return 2
+        cases = [(a, by_name[a]) for a in sys.argv[1:]]
     print("TAP version 13")
     print("1..%d" % len(cases))
     fails = 0
