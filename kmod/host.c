@@ -588,14 +588,17 @@ bad:
  * A data link whose LINK came before the table was taken on trust: now its
  * LINK must name another host of this world, by the world's token. One
  * that does not is another world's (two worlds may share a secret): it is
- * closed as a stranger's would be, and what it sent goes with it.
+ * closed as a stranger's would be, and what it sent goes with it. A link
+ * that has not said LINK yet (still shaking hands, or up and awaiting it)
+ * is judged by host_on_link(), with the table, when it does: a host that
+ * got its table at the same time as this one may be calling already.
  */
 static void host_judge_trusted_links(struct encd_host *h)
 {
 	struct encd_link *l, *tmp;
 
 	list_for_each_entry_safe(l, tmp, &h->links, node) {
-		if (l->purpose != ENCD_LINK_DATA || l->initiator || l->awaiting_first)
+		if (l->purpose != ENCD_LINK_DATA || l->initiator || !l->up || l->awaiting_first)
 			continue;
 		if (l->peer < h->n_hosts && l->peer != h->index && l->link_token == h->token)
 			continue;

@@ -24,6 +24,7 @@ point is deterministic, never a sleep:
     the bootstrap's own local barrier is used, held by a fake rank's RING.
 """
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -358,13 +359,34 @@ def worlds_over_hosts_of_1_3_and_32_ranks_form():
         ns.close()
 
 
+def closed_within(sock, seconds):
+    """Seconds until the peer closed sock (read to its end), or None if it
+    was still open after seconds."""
+    start = time.monotonic()
+    while True:
+        left = seconds - (time.monotonic() - start)
+        if left <= 0:
+            return None
+        sock.settimeout(left)
+        try:
+            if not sock.recv(4096):
+                return time.monotonic() - start
+        except socket.timeout:
+            return None
+        except OSError:
+            return time.monotonic() - start
+
+
 @case
 def a_host_that_forwards_the_table_late_does_not_fail_the_world():
     """The table goes down the tree of hosts; a message may reach a host
     before its table does (here host 1, a fake one, passes it to its
     children 3 and 4 a second late, as a busy host could). Every rank is a
     host of its own (--force-tcp); no signatures, so rank 0 sends the
-    unique id to rank 4 at once."""
+    unique id to rank 4 at once. Another host may be calling host 4 (a
+    child of host 1, as host 3 is) as the table reaches it (host 3 itself,
+    which gets it at the same time): a connection still shaking hands then
+    is not host 4's to close before its handshake's deadline."""
     n, root = 5, loopback()
     # They stay a while once formed: a rank that leaves fails the world.
     extra = ["--force-tcp", "--no-check-sigs", "--barrier", "--hold", "3"]
@@ -376,9 +398,19 @@ def a_host_that_forwards_the_table_late_does_not_fail_the_world():
         f.stop()
         return False, "the fake host did not join"
     ranks += [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in range(2, n)]
+    caller = None
     if f.wait("table", 20):
         time.sleep(1)
+        # Its handshake's deadline (2 s from the accept) is after the window.
+        caller = socket.create_connection(f.hosts[4][1], 5)
+        # A data link's HELLO, and no PROOF after host 4's CHALLENGE.
+        hello = P.Link(KEY, True, P.DATA)
+        hello.hello()
+        caller.sendall(bytes(hello.out))
+        time.sleep(0.3)
         f.release("table")
+        closed_after = closed_within(caller, 1.2)
+        caller.close()
     f.wait("formed", 20)
     for r in ranks:
         r.wait_printed(40)
@@ -388,16 +420,14 @@ def a_host_that_forwards_the_table_late_does_not_fail_the_world():
     bad = [r for r in ranks if not r.ok]
     if bad:
         # Every failed rank: the first to fail is not always the first listed.
-        why = "; ".join("rank %d: %s" % (r.gid, r.error) for r in bad)
-        # A known, open bug (seen on 6.12 in 2 runs of 3, and once on 6.1): once
-        # the late table arrives, every host, host 4 itself included, sees
-        # host 4's links close. Marked XFAIL (kselftest's word) so that it
-        # shows in every run; any other failure of this case fails it.
-        if all("host 4 " in r.error and "went away: the connection was closed" in r.error
-               for r in bad):
-            return True, "XFAIL known bug, host 4's links close after the late table: " + why
-        return False, why
-    return bool(barrier), "formed with the table a second late at hosts 3 and 4"
+        return False, "; ".join("rank %d: %s" % (r.gid, r.error) for r in bad)
+    if caller is None:
+        return False, "the fake host never got the table"
+    if closed_after is not None:
+        return False, ("host 4 closed a connection still in its handshake %.2f s after its table"
+                       % closed_after)
+    return bool(barrier), ("formed with the table a second late at hosts 3 and 4; a connection "
+                           "shaking hands with host 4 outlived its table")
 
 
 if __name__ == "__main__":
