@@ -8,8 +8,8 @@
  * did. The last rank to arrive completes it and moves every waiter on, the
  * bootstrap's own (which then finishes its node) and the ioctls'. A rank
  * that gives up (deadline, signal) takes its arrival back, so the barrier
- * stays usable; a rank that leaves fails the whole world, and with it every
- * waiter.
+ * stays usable; a rank that leaves breaks it: every waiter fails, and so
+ * does every later arrival.
  *
  * The group barrier is a dissemination barrier over the comm: in round k
  * rank r signals r + 2^k and waits for r - 2^k (mod n), ceil(log2 n)
@@ -97,6 +97,7 @@ bool encd_lbarrier_withdraw(struct encd_node *node)
 void encd_lbarrier_leave(struct encd_node *node)
 {
 	struct encd_lbarrier *lb = node->lb;
+	struct encd_node *n;
 
 	if (!lb)
 		return;
@@ -107,7 +108,26 @@ void encd_lbarrier_leave(struct encd_node *node)
 		hash_del(&lb->hnode);
 		memzero_explicit(lb->uid, sizeof(lb->uid));
 		kfree(lb);
+		return;
 	}
+	/* It can never complete again: its waiters hear it now. */
+	list_for_each_entry(n, &lb->nodes, lb_node) {
+		WRITE_ONCE(n->lb_broken, true);
+		if (n->lb_waiting)
+			wake_up_all(&n->rank->wq);
+	}
+}
+
+/**
+ * encd_lbarrier_broken() - whether a rank of a node's local barrier left
+ * @node: the node; read without its host's lock by a waiter (its own
+ *	memory, which the wait keeps)
+ *
+ * Return: true when the barrier can never complete.
+ */
+bool encd_lbarrier_broken(struct encd_node *node)
+{
+	return READ_ONCE(node->lb_broken);
 }
 
 /**

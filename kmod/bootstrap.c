@@ -660,6 +660,11 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 		node_fail(node, h->failure_err, "%s", h->failure);
 		return;
 	}
+	/* A comm may need a rank that left: none forms after a departure. */
+	if (h->n_departed) {
+		node_fail(node, h->departure_err, "%s", h->departure);
+		return;
+	}
 	encd_engine_take_early(h, r, node, 0, node->attempt);
 	node_advance(h, node);
 }
@@ -718,6 +723,49 @@ void encd_engine_world_failed(struct encd_rank *r)
 	encd_pool_for_each(r, fail_in_progress, NULL);
 	if (r->state == ENCD_RANK_JOINING || r->state == ENCD_RANK_REGISTERED)
 		encd_rank_fail(r, h->failure_err, "%s", h->failure);
+	wake_up_all(&r->wq);
+}
+
+/**
+ * encd_engine_world_barriers() - the world barriers a rank completed
+ * @r: the rank; the caller holds its host's lock
+ *
+ * Return: the barriers of its world's comm it finished (one it is in, or
+ * gave up, is not one of them).
+ */
+u32 encd_engine_world_barriers(struct encd_rank *r)
+{
+	struct encd_node *node = r->global_node;
+
+	if (!node || node->state != ENCD_NODE_READY)
+		return 0;
+	return node->bar.epoch - (node->bar.active || node->bar.err ? 1 : 0);
+}
+
+static int depart_node(struct encd_node *node, void *arg)
+{
+	struct encd_host *h = node->rank->host;
+
+	if (node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
+	    node->state != ENCD_NODE_PENDING)
+		node_fail(node, h->departure_err, "%s", h->departure);
+	if (!node->global || node->bar.epoch > h->departed_barriers)
+		encd_gbarrier_stop(node, h->departure_err);
+	return 0;
+}
+
+/**
+ * encd_engine_departure() - a rank left the formed world: what needs it fails
+ * @r: a rank of this host; the caller holds its host's lock
+ *
+ * A comm still forming, and a replica group's barrier, fail; a barrier of
+ * the world's comm fails only past the barriers every departed rank
+ * completed: the messages of those are sent. Local barriers fail when a
+ * rank of theirs leaves (encd_lbarrier_leave()).
+ */
+void encd_engine_departure(struct encd_rank *r)
+{
+	encd_pool_for_each(r, depart_node, NULL);
 	wake_up_all(&r->wq);
 }
 

@@ -416,6 +416,18 @@ struct encd_host {
 	u32 *rank_host;			/* world_size host indices */
 	struct list_head local_q;	/* local deliveries to run */
 	struct list_head pre_table;	/* messages that came before the table */
+
+	/*
+	 * Departures: ranks that left the formed world (host.c). An
+	 * operation fails on one only if it needs the rank: a barrier of the
+	 * world's comm past the fewest any departed rank completed, anything
+	 * else that involves other hosts' ranks.
+	 */
+	unsigned long *departed;	/* world_size bits, made on the first */
+	u32 n_departed;
+	u32 departed_barriers;
+	int departure_err;
+	char departure[ENCD_MSG_MAX];	/* the first one's sentence */
 };
 
 /*
@@ -560,6 +572,7 @@ struct encd_node {
 	u32 local_n;			/* the group's ranks on this host */
 	bool lb_arrived;		/* the bootstrap's arrival */
 	bool lb_waiting;
+	bool lb_broken;			/* a rank of it left: it never completes */
 	u64 lb_gen;
 
 	struct encd_gbarrier bar;
@@ -644,6 +657,7 @@ int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const 
 		   u32 blen);
 int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len);
 void encd_link_close(struct encd_link *l);
+bool encd_link_idle(struct encd_link *l);
 void encd_link_work(struct work_struct *w);
 void encd_link_tx_work(struct work_struct *w);
 void encd_link_queue_work(struct work_struct *w);
@@ -661,7 +675,8 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
 					 const char *fmt, ...);
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *text);
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text);
+bool encd_host_departed(struct encd_host *h, u32 index);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
 int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
@@ -707,6 +722,8 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 			    bool check);
 void encd_engine_world_start(struct encd_rank *r);
 void encd_engine_world_failed(struct encd_rank *r);
+u32 encd_engine_world_barriers(struct encd_rank *r);
+void encd_engine_departure(struct encd_rank *r);
 void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
 void encd_engine_lbarrier_done(struct encd_node *node);
@@ -716,6 +733,7 @@ void encd_engine_awaited(struct encd_node *node, char *buf, size_t size);
 int encd_lbarrier_join(struct encd_host *h, struct encd_node *node);
 bool encd_lbarrier_withdraw(struct encd_node *node);
 void encd_lbarrier_leave(struct encd_node *node);
+bool encd_lbarrier_broken(struct encd_node *node);
 void encd_lbarrier_arrive(struct encd_node *node);
 void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n);
 void encd_gbarrier_start(struct encd_host *h, struct encd_node *node);

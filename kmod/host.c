@@ -31,6 +31,7 @@
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
+#include <linux/bitmap.h>
 #include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/random.h>
@@ -60,6 +61,7 @@ static void host_release(struct kref *ref)
 	encd_root_free(h->root);
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
+	bitmap_free(h->departed);
 	if (h->world)
 		crypto_free_shash(h->world);
 	memzero_explicit(&h->wk.key, sizeof(h->wk.key));
@@ -169,7 +171,7 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_failed(r);
 	if (tell)
-		encd_host_tell_death(h, err, rank, h->failure);
+		encd_host_tell_death(h, err, rank, ENCD_WIRE_NO_RANK, h->failure);
 }
 
 /**
@@ -177,18 +179,23 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
  * @h: this host; the caller holds its lock
  * @err: the negative errno
  * @rank: who left, or ENCD_WIRE_NO_RANK
+ * @barriers: for a departure, the world barriers @rank completed;
+ *	ENCD_WIRE_NO_RANK for a failure
  * @text: why
  *
- * A host tells the root; the root tells every host that joined.
+ * A host tells the root; the root tells every host that joined. A
+ * departure also goes on every data link this host sends on, behind what
+ * the rank sent there: the link's peer knows of it before the link closes.
  */
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *text)
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text)
 {
 	struct encd_wire_death d = {
 		.err = cpu_to_be32(-err),
 		.rank = cpu_to_be32(rank),
 		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
+		.barriers = cpu_to_be32(barriers),
 	};
-	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX);
+	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX), i;
 
 	lockdep_assert_held(&h->lock);
 	d.text_len = cpu_to_be16(len);
@@ -196,6 +203,68 @@ void encd_host_tell_death(struct encd_host *h, int err, u32 rank, const char *te
 		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
 	else if (h->uplink)
 		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+	if (barriers == ENCD_WIRE_NO_RANK || !h->hosts)
+		return;
+	for (i = 0; i < h->n_hosts; i++)
+		if (h->hosts[i].out)
+			encd_link_send(h->hosts[i].out, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+}
+
+/**
+ * encd_host_departed() - whether every rank of a host left the formed world
+ * @h: this host; the caller holds its lock
+ * @index: a host index of the table
+ *
+ * Such a host closing its links is no failure: it had nothing more to say.
+ *
+ * Return: true when it did.
+ */
+bool encd_host_departed(struct encd_host *h, u32 index)
+{
+	u32 r;
+
+	lockdep_assert_held(&h->lock);
+	if (!h->departed || h->state != ENCD_HOST_FORMED || index >= h->n_hosts)
+		return false;
+	for (r = 0; r < h->wk.world_size; r++)
+		if (h->rank_host[r] == index && !test_bit(r, h->departed))
+			return false;
+	return true;
+}
+
+/*
+ * A rank left the formed world, having completed @barriers barriers of
+ * the world's comm. Unlike a failure, it fails only what needs it
+ * (encd_engine_departure()): the barriers it completed may still be
+ * finishing elsewhere, its last messages on their way on a data link,
+ * while the news of its leaving overtakes them on the control links.
+ */
+static void host_depart(struct encd_host *h, u32 rank, u32 barriers, int err, const char *text,
+			bool tell)
+{
+	struct encd_rank *r;
+	unsigned long id;
+
+	if (h->state != ENCD_HOST_FORMED)
+		return;
+	if (!h->departed)
+		h->departed = bitmap_zalloc(h->wk.world_size, GFP_KERNEL_ACCOUNT);
+	if (!h->departed) {
+		encd_host_fail_world(h, err, rank, tell, "%s", text);
+		return;
+	}
+	if (__test_and_set_bit(rank, h->departed))
+		return;
+	if (!h->n_departed++) {
+		h->departure_err = err;
+		strscpy(h->departure, text, sizeof(h->departure));
+	}
+	h->departed_barriers = min(h->departed_barriers, barriers);
+	pr_debug("world of %u ranks: %s (%u barriers)\n", h->wk.world_size, text, barriers);
+	xa_for_each(&h->ranks, id, r)
+		encd_engine_departure(r);
+	if (tell)
+		encd_host_tell_death(h, err, rank, barriers, text);
 }
 
 /* Registration */
@@ -372,6 +441,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	INIT_LIST_HEAD(&h->pending);
 	INIT_LIST_HEAD(&h->local_q);
 	INIT_LIST_HEAD(&h->pre_table);
+	h->departed_barriers = U32_MAX;
 	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
 	INIT_WORK(&h->register_work, host_register_work);
 	h->memcg = get_mem_cgroup_from_mm(current->mm);
@@ -437,14 +507,15 @@ void encd_host_shutdown_work(struct work_struct *w)
 }
 
 /*
- * A rank of the world left: it fails the world for everyone. Before the
- * table, only the root knows whether a rank it heard of was one of the
- * world's (it may have refused it): a host names the rank to the root,
- * which decides. A rank the root has not heard of yet fails this host's
- * world, and the root's through a DEATH that names no rank: the world it
- * was to be part of cannot form without it.
+ * A rank of the world left. One whose world formed departs (host_depart()):
+ * what it completed stands. Otherwise it fails the world for everyone.
+ * Before the table, only the root knows whether a rank it heard of was one
+ * of the world's (it may have refused it): a host names the rank to the
+ * root, which decides. A rank the root has not heard of yet fails this
+ * host's world, and the root's through a DEATH that names no rank: the
+ * world it was to be part of cannot form without it.
  */
-static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent)
+static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent, u32 barriers)
 {
 	char text[ENCD_MSG_MAX];
 
@@ -453,12 +524,14 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 	scnprintf(text, sizeof(text),
 		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
 		  r->id, r->id);
-	if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
+	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
+		host_depart(h, r->id, barriers, -ECONNABORTED, text, true);
+	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
 	else if (unsent)
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
 	else if (h->state == ENCD_HOST_GATHERING)
-		encd_host_tell_death(h, -ECONNABORTED, r->id, text);
+		encd_host_tell_death(h, -ECONNABORTED, r->id, ENCD_WIRE_NO_RANK, text);
 }
 
 /**
@@ -476,12 +549,13 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 	mutex_lock(&h->lock);
 	if (xa_load(&h->ranks, r->id) == r) {
 		bool unsent = !list_empty(&r->unsent);
+		u32 barriers = encd_engine_world_barriers(r);
 
 		xa_erase(&h->ranks, r->id);
 		h->n_ranks--;
 		list_del_init(&r->unsent);
 		encd_engine_rank_gone(h, r);
-		host_rank_left(h, r, unsent);
+		host_rank_left(h, r, unsent, barriers);
 		encd_host_run(h);
 	}
 	last = !h->n_ranks;
@@ -920,6 +994,9 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	if (l == h->uplink) {
 		h->uplink = NULL;
 		h->uplink_up = false;
+		/* The root host's ranks all left (it said so on this link first). */
+		if (encd_host_departed(h, 0))
+			return;
 		if (err == -EACCES)
 			encd_host_fail_world(h, -EACCES, ENCD_WIRE_NO_RANK, false,
 					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none)",
@@ -932,6 +1009,14 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	if (l->purpose == ENCD_LINK_DATA && l->initiator) {
 		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
 			h->hosts[l->peer].out = NULL;
+		/*
+		 * Closed by its peer with everything sent, in a formed world:
+		 * a host whose ranks all left (the news may still be on its
+		 * way here), or one that tells the root why. A message for it
+		 * later opens a new link, which fails if it is gone.
+		 */
+		if (l->up && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
+			return;
 		encd_host_describe(h, l->peer, l, who, sizeof(who));
 		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
 				     l->up ? "went away" : "cannot be reached", why);
@@ -945,6 +1030,9 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 			encd_root_link_down(h, l, err, why);
 		return;
 	}
+	/* Its ranks all left, and said so on this link before it closed. */
+	if (encd_host_departed(h, l->peer))
+		return;
 	encd_host_describe(h, l->peer, l, who, sizeof(who));
 	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 }
@@ -1026,19 +1114,29 @@ static void host_on_death(struct encd_host *h, struct encd_link *l,
 {
 	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
 	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
+	u32 barriers = be32_to_cpu(d->barriers);
 	char text[ENCD_TEXT_MAX + 1];
 
 	/*
 	 * The root believes a host only about the ranks it registered: one it
-	 * refused, or another host's, may come and go without harm.
+	 * refused, or another host's, may come and go without harm; nor does
+	 * a host believe a data link about another host's ranks.
 	 */
-	if (h->root && rank != ENCD_WIRE_NO_RANK && !encd_root_has(h, l, rank))
+	if (h->root && l->purpose == ENCD_LINK_CONTROL && rank != ENCD_WIRE_NO_RANK &&
+	    !encd_root_has(h, l, rank))
+		return;
+	if (l->purpose == ENCD_LINK_DATA && rank != ENCD_WIRE_NO_RANK &&
+	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != l->peer))
 		return;
 	sanitize(text, sizeof(text), d->text, tlen);
 	if (err == 0 || err > MAX_ERRNO)
 		err = ECONNABORTED;
 	/* At the root, a host's news goes to every other host. */
-	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+	if (barriers != ENCD_WIRE_NO_RANK && rank < h->wk.world_size &&
+	    h->state == ENCD_HOST_FORMED)
+		host_depart(h, rank, barriers, -(int)err, text, h->root);
+	else
+		encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
 }
 
 /*

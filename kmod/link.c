@@ -298,6 +298,22 @@ void encd_link_close(struct encd_link *l)
 	queue_work(encd_wq, &l->free_work);
 }
 
+/**
+ * encd_link_idle() - whether a link has sent everything queued on it
+ * @l: the link
+ *
+ * Return: true when nothing waits to be sent.
+ */
+bool encd_link_idle(struct encd_link *l)
+{
+	bool idle;
+
+	spin_lock_bh(&l->tx_lock);
+	idle = !l->tx_queued;
+	spin_unlock_bh(&l->tx_lock);
+	return idle;
+}
+
 /*
  * The link failed on its own (the peer, the network, a deadline): the host
  * decides what that means for the world, then the link goes.

@@ -381,7 +381,8 @@ int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
  * @why: why, in words
  *
  * A host that registered ranks took them with it: the world fails, and
- * every other host hears it. One that had none is simply forgotten.
+ * every other host hears it. One that had none, or whose ranks all left
+ * the formed world, is simply forgotten.
  */
 void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
 {
@@ -391,7 +392,8 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 
 	if (!j)
 		return;
-	if (j->n_ranks) {
+	/* Its ranks all left the formed world, and said so on this link first. */
+	if (j->n_ranks && !(h->rank_host && encd_host_departed(h, j->index))) {
 		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
 		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 	}

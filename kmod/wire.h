@@ -131,10 +131,16 @@ struct encd_wire_reject {
 	char text[];
 } __packed;
 
+/*
+ * A failure of the world, or (barriers other than ENCD_WIRE_NO_RANK) a
+ * departure: a rank that left its formed world, having completed that
+ * many barriers of the world's comm, which the others may still finish.
+ */
 struct encd_wire_death {
 	__be32 err;			/* the positive errno survivors fail with */
 	__be32 rank;			/* the rank that left, or ENCD_WIRE_NO_RANK */
 	__be32 host;			/* its host index, or ENCD_WIRE_NO_RANK */
+	__be32 barriers;		/* a departure's, or ENCD_WIRE_NO_RANK */
 	__be16 text_len;
 	char text[];
 } __packed;

@@ -688,16 +688,35 @@ static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r,
 }
 
 /*
- * Why a formed rank's barrier cannot go on: it left, or its world failed
- * after it formed (a formed rank keeps its state; its host has the world's
- * sentence). The caller holds the host's lock.
+ * Whether a departure (host.c) breaks @node's barrier: a local one, when
+ * one of its ranks left; a group one of a replica group, on any; one of
+ * the world's comm, when it is past the barriers a departed rank completed
+ * (@next: the one about to start, not the one in progress).
  */
-static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
+static bool barrier_departed(struct encd_host *h, struct encd_node *node, bool group, bool next)
+{
+	if (!group)
+		return encd_lbarrier_broken(node);
+	return h->n_departed && (!node->global || node->bar.epoch + next > h->departed_barriers);
+}
+
+/*
+ * Why a formed rank's barrier cannot go on: it left, its world failed after
+ * it formed (a formed rank keeps its state; its host has the world's
+ * sentence), or a rank it needs left. The caller holds the host's lock.
+ */
+static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_node *node,
+			  bool group, bool next)
 {
 	struct encd_host *h = r->host;
 
-	return rank_broken(ucmd, r) ?:
-	       (h->state == ENCD_HOST_FAILED ? encd_fail(ucmd, h->failure_err, "%s", h->failure) : 0);
+	if (h->state == ENCD_HOST_FAILED)
+		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
+	if (barrier_departed(h, node, group, next))
+		return rank_broken(ucmd, r) ?:
+		       encd_fail(ucmd, h->departure_err ?: -ECONNABORTED, "%s", h->departure[0] ?
+				 h->departure : "a rank of this local barrier left its comm");
+	return rank_broken(ucmd, r);
 }
 
 /*
@@ -711,7 +730,7 @@ static int barrier_enter(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	int err;
 
 	mutex_lock(&h->lock);
-	err = barrier_broken(ucmd, r);
+	err = barrier_broken(ucmd, r, node, group, true);
 	if (!err && group)
 		encd_gbarrier_start(h, node);
 	else if (!err)
@@ -733,12 +752,12 @@ static int local_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	if (err)
 		return err;
 	err = rank_wait(r, deadline, !READ_ONCE(node->lb_waiting) ||
-			READ_ONCE(h->state) == ENCD_HOST_FAILED);
+			READ_ONCE(h->state) == ENCD_HOST_FAILED || encd_lbarrier_broken(node));
 	mutex_lock(&h->lock);
 	if (!node->lb_waiting || encd_lbarrier_withdraw(node)) {
 		err = 0;
 	} else {
-		broken = barrier_broken(ucmd, r);
+		broken = barrier_broken(ucmd, r, node, false, false);
 		if (broken) {
 			err = broken;
 		} else {
@@ -769,7 +788,7 @@ static int group_barrier(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	if (!node->bar.active && !node->bar.err) {
 		err = 0;
 	} else {
-		broken = barrier_broken(ucmd, r);
+		broken = barrier_broken(ucmd, r, node, true, false);
 		if (broken) {
 			err = broken;
 		} else {

@@ -122,9 +122,12 @@ def route(src, dst, tag, attempt):
     return ROUTE.pack(src, dst, tag, attempt)
 
 
-def death_payload(err, rank, host, text):
+def death_payload(err, rank, host, text, barriers=None):
+    """DEATH: a failure, or with barriers (the world barriers the rank
+    completed) a rank's departure from its formed world."""
     t = text.encode()[:TEXT_MAX]
-    return struct.pack(">IIIH", err, rank, host, len(t)) + t
+    return struct.pack(">IIIIH", err, rank, host, NO_RANK if barriers is None else barriers,
+                       len(t)) + t
 
 
 def reject_payload(err, rank, text):
@@ -974,10 +977,11 @@ class FakeHost:
             raise ProtocolError("%s on a data link" % NAMES.get(typ, typ))
 
     def _on_death(self, payload, p=None):
-        err, rank, host = struct.unpack_from(">III", payload)
-        text = text_of(payload, 12)
+        err, rank, host, barriers = struct.unpack_from(">IIII", payload)
+        text = text_of(payload, 16)
         self.event("death", err=err, rank=None if rank == NO_RANK else rank,
-                   host=None if host == NO_RANK else host, text=text)
+                   host=None if host == NO_RANK else host, text=text,
+                   barriers=None if barriers == NO_RANK else barriers)
         self.failed = text
         if self.is_root:
             # As a kernel root: to every host that joined, the sender too.
@@ -985,11 +989,12 @@ class FakeHost:
                 if not j["peer"].dead:
                     self.send_frame(j["peer"], DEATH, payload)
 
-    def tell_death(self, rank, text, err=103):
+    def tell_death(self, rank, text, err=103, barriers=None):
         """Says that a rank (or, with rank None, this host) left: DEATH to
-        the root, or at the root to every host."""
+        the root, or at the root to every host; with barriers, that the
+        rank departed its formed world having completed that many."""
         body = death_payload(err, NO_RANK if rank is None else rank,
-                             NO_RANK if self.index is None else self.index, text)
+                             NO_RANK if self.index is None else self.index, text, barriers)
         if self.is_root:
             for j in self.joined:
                 if not j["peer"].dead:

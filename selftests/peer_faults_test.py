@@ -23,6 +23,7 @@ point is deterministic, never a sleep:
     waits in one while the others wait in the other; with 8 and 32 ranks
     the bootstrap's own local barrier is used, held by a fake rank's RING.
 """
+import errno
 import os
 import socket
 import subprocess
@@ -38,6 +39,8 @@ from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # 
 port = Ports(35000)
 KEY = P.world_key(SECRET)
 DEADLINE_MS = 30000
+LEFT = ("rank %d (global device %d) left the world: its comm was released or its process "
+        "closed /dev/encd")
 # The issue's bound on how soon every survivor fails after a death.
 FAIL_FAST_S = 2.0
 cases = []
@@ -357,6 +360,47 @@ def worlds_over_hosts_of_1_3_and_32_ranks_form():
         return True, "; ".join(out)
     finally:
         ns.close()
+
+
+@case
+def a_rank_that_leaves_right_after_a_barrier_does_not_fail_it_for_the_others():
+    """A rank that completed a barrier and left at once can be heard
+    leaving (through the root) before its last messages of that barrier
+    arrive (on its data links). Here a fake host's rank 1 does exactly
+    that: it completes the first of two barriers with its own messages
+    held, says it left (having completed one), then lets them go. Ranks
+    2 and 3 need them: they finish that barrier, and every rank fails the
+    next one at once, naming rank 1."""
+    n, root = 4, loopback()
+    extra = ["--barriers", "2"]
+    ranks = [Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)]
+    if not root_listens(root, 20):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, [1], KEY, hold={"barrier": True}).start()
+    ranks += [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in (2, 3)]
+    try:
+        if not f.wait("barrier_done", 30):
+            return False, "the fake rank 1 never completed its barrier"
+        f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 1)
+        time.sleep(0.5)
+        ended = [r for r in ranks[1:] if r.done.is_set()]
+        f.release("barrier")
+        finish(ranks)
+    finally:
+        f.stop()
+    if ended:
+        return False, "rank %d did not wait for rank 1's last messages: %s" % (
+            ended[0].gid, ended[0].error)
+    rounds = 2
+    for r in ranks:
+        # The world comm's barrier rounds (the 4-byte messages) it heard.
+        got = [c["rx"] for c in r.res.get("counters", []) if c["size"] == 4]
+        if r.ok or not r.error.startswith("enc_comm_barrier: ") or LEFT % (1, 1) not in r.error:
+            return False, "rank %d: %s" % (r.gid, r.error or "its second barrier passed")
+        if got != [rounds]:
+            return False, "rank %d heard %s barrier messages, not the first barrier's %d: %s" % (
+                r.gid, got, rounds, r.error)
+    return True, "the first barrier ended everywhere; the second failed: %s" % ranks[0].error
 
 
 def closed_within(sock, seconds):

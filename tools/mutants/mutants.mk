@@ -11,3 +11,13 @@
 check-mutants: deps
 	@test -n "$(KVER)" || { echo "no linux-headers-*-amd64 installed: run 'make deps'" >&2; exit 1; }
 	@python3 $(TOP)/tools/mutants/check-mutants.py --kver $(KVER) $(MUTANTS)
+
+# Every mutant still applies to the tree: a stale one shows here, in
+# seconds, not half an hour into check-mutants.
+.PHONY: check-mutant-patches
+check-mutant-patches:
+	@cd $(TOP) && for p in tools/mutants/*.patch; do \
+		git apply --check "$$p" 2>/dev/null || { \
+			echo "check-mutant-patches: $$p no longer applies: regenerate it" >&2; exit 1; }; \
+	done
+check: check-mutant-patches
