@@ -37,9 +37,26 @@ static int data_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct nl_run *run = data;
 
-	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-		run->nl->dump_intr = true;
 	return run->cb ? run->cb(nlh, run->data) : MNL_CB_OK;
+}
+
+/*
+ * A dump that saw the comms change while it ran marks its messages
+ * NLM_F_DUMP_INTR; libmnl stops at the first such message with EINTR,
+ * which would end the command where a new try is the cure. The mark is
+ * noted for the caller (encctl_gcomms_read() tries again) and taken off.
+ */
+static void take_dump_intr(struct encctl_nl *nl, void *buf, size_t len)
+{
+	struct nlmsghdr *nlh = buf;
+	int left = len;
+
+	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) {
+			nl->dump_intr = true;
+			nlh->nlmsg_flags &= ~NLM_F_DUMP_INTR;
+		}
+	}
 }
 
 static int extack_cb(const struct nlattr *attr, void *data)
@@ -95,8 +112,6 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	struct nl_run *run = data;
 	int status = 0;
 
-	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-		run->nl->dump_intr = true;
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(status))
 		memcpy(&status, mnl_nlmsg_get_payload(nlh), sizeof(status));
 	if (status >= 0)
@@ -130,6 +145,7 @@ static int nl_run(struct encctl_nl *nl, struct nlmsghdr *req, mnl_cb_t cb, void 
 		n = mnl_socket_recvfrom(nl->sock, nl->buf, ENCCTL_NL_BUF);
 		if (n < 0)
 			return errno;
+		take_dump_intr(nl, nl->buf, n);
 		ret = mnl_cb_run2(nl->buf, n, req->nlmsg_seq, portid, data_cb, &run, ctl_cbs,
 				  MNL_ARRAY_SIZE(ctl_cbs));
 	} while (ret > MNL_CB_STOP);
