@@ -425,6 +425,10 @@ class Conn:
 # --- a host agent ---
 
 VALIDATING, BROADCASTING, CONNECTING, READY, FAILED = range(5)
+# World nodes a FakeHost starts, and local messages it hands over, in one
+# turn of its loop (_start_worlds(), _run_local()).
+START_BATCH = 512
+LOCAL_BATCH = 2048
 HOLD_KINDS = ("join", "register", "sig", "uid", "ring", "barrier", "table", "challenge")
 
 
@@ -661,7 +665,9 @@ class FakeHost:
             now = time.monotonic()
             if end and now >= end:
                 break
-            timeout = 0.05
+            # A call that is due (later(0, ...)) runs after a look at the
+            # sockets that does not wait.
+            timeout = 0 if self.localq or any(t <= now for t, _fn in self._later) else 0.05
             try:
                 ready = self.sel.select(timeout)
             except OSError:
@@ -1100,8 +1106,8 @@ class FakeHost:
         self.event("table", index=self.index, hosts=len(hosts), token=token)
         for c in tree_children(self.index, len(hosts)):
             self._send_table(c, payload)
-        for r in self.ranks:
-            self._start_world(r)
+        # What came before the table first: a message for a rank whose node
+        # has not started waits for it (early).
         early, self.pre_table = self.pre_table, []
         for q, typ, payload in early:
             if q.dead:
@@ -1111,7 +1117,18 @@ class FakeHost:
             except ProtocolError as e:
                 self.event("violation", role=q.role, host=q.host, why=str(e))
                 self._close(q, why=str(e))
+        self._start_worlds(list(self.ranks))
+
+    def _start_worlds(self, ranks):
+        """Starts the world nodes of ranks, START_BATCH in a turn of the
+        loop: a host of thousands of ranks (in Python, under emulation) so
+        still answers a kernel's handshake within its 2 s while it starts
+        them."""
+        for r in ranks[:START_BATCH]:
+            self._start_world(r)
         self._run_local()
+        if len(ranks) > START_BATCH:
+            self.later(0, lambda: self._start_worlds(ranks[START_BATCH:]))
 
     def _send_table(self, c, payload):
         held = self.hold.get("table")
@@ -1187,8 +1204,13 @@ class FakeHost:
                         route(src, dst, tag, attempt) + body)
 
     def _run_local(self):
+        """Hands over messages between this host's ranks, LOCAL_BATCH at
+        most: the loop runs the rest in its next turns, looking at the
+        sockets in between (see _start_worlds())."""
         q = self.localq
-        while q:
+        for _ in range(LOCAL_BATCH):
+            if not q:
+                return
             self._deliver(*q.popleft())
 
     def _deliver(self, typ, src, dst, tag, attempt, body):
