@@ -746,7 +746,8 @@ static int depart_node(struct encd_node *node, void *arg)
 {
 	struct encd_host *h = node->rank->host;
 
-	if (node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
+	/* A rank whose world formed has sent all it owed the world's node. */
+	if (!node->global && node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
 	    node->state != ENCD_NODE_PENDING)
 		node_fail(node, h->departure_err, "%s", h->departure);
 	if (!node->global || node->bar.epoch > h->departed_barriers)
@@ -758,10 +759,11 @@ static int depart_node(struct encd_node *node, void *arg)
  * encd_engine_departure() - a rank left the formed world: what needs it fails
  * @r: a rank of this host; the caller holds its host's lock
  *
- * A comm still forming, and a replica group's barrier, fail; a barrier of
- * the world's comm fails only past the barriers every departed rank
- * completed: the messages of those are sent. Local barriers fail when a
- * rank of theirs leaves (encd_lbarrier_leave()).
+ * A replica group's comm still forming, and its barrier, fail; the world's
+ * comm still forming here does not (the departed rank formed it: it sent
+ * all it owed), and its barrier fails only past the barriers every
+ * departed rank completed: the messages of those are sent. Local barriers
+ * fail when a rank of theirs leaves (encd_lbarrier_leave()).
  */
 void encd_engine_departure(struct encd_rank *r)
 {
