@@ -648,6 +648,7 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 			    bool check)
 {
 	struct encd_rank *r = node->rank;
+	char text[ENCD_MSG_MAX];
 
 	node->attempt = attempts_of(r, node->tag);
 	node->check = check;
@@ -660,9 +661,9 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 		node_fail(node, h->failure_err, "%s", h->failure);
 		return;
 	}
-	/* A comm may need a rank that left: none forms after a departure. */
-	if (h->n_departed) {
-		node_fail(node, h->departure_err, "%s", h->departure);
+	/* A comm with a rank that left cannot form; another comm can. */
+	if (encd_host_departed_member(h, node, text, sizeof(text))) {
+		node_fail(node, h->departure_err, "%s", text);
 		return;
 	}
 	encd_engine_take_early(h, r, node, 0, node->attempt);
@@ -745,13 +746,24 @@ u32 encd_engine_world_barriers(struct encd_rank *r)
 static int depart_node(struct encd_node *node, void *arg)
 {
 	struct encd_host *h = node->rank->host;
+	char text[ENCD_MSG_MAX];
+	bool forming;
 
 	/* A rank whose world formed has sent all it owed the world's node. */
-	if (!node->global && node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
-	    node->state != ENCD_NODE_PENDING)
-		node_fail(node, h->departure_err, "%s", h->departure);
-	if (!node->global || node->bar.epoch > h->departed_barriers)
-		encd_gbarrier_stop(node, h->departure_err);
+	if (node->global) {
+		if (node->bar.epoch > h->departed_barriers)
+			encd_gbarrier_stop(node, h->departure_err);
+		return 0;
+	}
+	/* Only what is under way can need the rank; looking is O(rank_n). */
+	forming = node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
+		  node->state != ENCD_NODE_PENDING;
+	if ((!forming && !node->bar.active) ||
+	    !encd_host_departed_member(h, node, text, sizeof(text)))
+		return 0;
+	if (forming)
+		node_fail(node, h->departure_err, "%s", text);
+	encd_gbarrier_stop(node, h->departure_err);
 	return 0;
 }
 
@@ -759,11 +771,12 @@ static int depart_node(struct encd_node *node, void *arg)
  * encd_engine_departure() - a rank left the formed world: what needs it fails
  * @r: a rank of this host; the caller holds its host's lock
  *
- * A replica group's comm still forming, and its barrier, fail; the world's
- * comm still forming here does not (the departed rank formed it: it sent
- * all it owed), and its barrier fails only past the barriers every
- * departed rank completed: the messages of those are sent. Local barriers
- * fail when a rank of theirs leaves (encd_lbarrier_leave()).
+ * A replica group's comm still forming, and its barrier, fail when the rank
+ * is one of the group's; the world's comm still forming here does not (the
+ * departed rank formed it: it sent all it owed), and its barrier fails only
+ * past the barriers every departed rank completed: the messages of those
+ * are sent. Local barriers fail when a rank of theirs leaves
+ * (encd_lbarrier_leave()).
  */
 void encd_engine_departure(struct encd_rank *r)
 {

@@ -677,6 +677,8 @@ __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank,
 					 const char *fmt, ...);
 void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text);
 bool encd_host_departed(struct encd_host *h, u32 index);
+bool encd_host_departed_member(struct encd_host *h, const struct encd_node *node, char *text,
+			       size_t size);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
 int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,

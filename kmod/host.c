@@ -232,6 +232,44 @@ bool encd_host_departed(struct encd_host *h, u32 index)
 	return true;
 }
 
+/* What a rank that left the world is told by the ranks that needed it. */
+static void departure_text(char *text, size_t size, u32 rank)
+{
+	scnprintf(text, size,
+		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
+		  rank, rank);
+}
+
+/**
+ * encd_host_departed_member() - a rank of a node's comm that left the world
+ * @h: this host; the caller holds its lock
+ * @node: a node of one of its ranks
+ * @text: out: the sentence that names it
+ * @size: of @text
+ *
+ * A replica group needs only its own ranks: a rank of the world outside it
+ * may leave while the group's comm forms or its barriers run. The world's
+ * comm has every rank.
+ *
+ * Return: true when a rank of @node's comm left.
+ */
+bool encd_host_departed_member(struct encd_host *h, const struct encd_node *node, char *text,
+			       size_t size)
+{
+	u32 i;
+
+	lockdep_assert_held(&h->lock);
+	if (!h->n_departed)
+		return false;
+	for (i = 0; i < node->rank_n; i++) {
+		if (node->key[i] < h->wk.world_size && test_bit(node->key[i], h->departed)) {
+			departure_text(text, size, node->key[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * A rank left the formed world, having completed @barriers barriers of
  * the world's comm. Unlike a failure, it fails only what needs it
@@ -521,9 +559,7 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
-	scnprintf(text, sizeof(text),
-		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
-		  r->id, r->id);
+	departure_text(text, sizeof(text), r->id);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
 		host_depart(h, r->id, barriers, -ECONNABORTED, text, true);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)

@@ -688,16 +688,27 @@ static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r,
 }
 
 /*
- * Whether a departure (host.c) breaks @node's barrier: a local one, when
- * one of its ranks left; a group one of a replica group, on any; one of
- * the world's comm, when it is past the barriers a departed rank completed
- * (@next: the one about to start, not the one in progress).
+ * Whether a departure (host.c) breaks @node's barrier, and why (@text): a
+ * local one, when one of its ranks left; a group one of a replica group,
+ * when one of the group's did; one of the world's comm, when it is past
+ * the barriers a departed rank completed (@next: the one about to start,
+ * not the one in progress).
  */
-static bool barrier_departed(struct encd_host *h, struct encd_node *node, bool group, bool next)
+static bool barrier_departed(struct encd_host *h, struct encd_node *node, bool group, bool next,
+			     char *text, size_t size)
 {
-	if (!group)
-		return encd_lbarrier_broken(node);
-	return h->n_departed && (!node->global || node->bar.epoch + next > h->departed_barriers);
+	text[0] = '\0';
+	if (!group) {
+		if (!encd_lbarrier_broken(node))
+			return false;
+		/* A rank of it left: one of the comm's that left the world, if any. */
+		encd_host_departed_member(h, node, text, size);
+		return true;
+	}
+	if (!node->global)
+		return encd_host_departed_member(h, node, text, size);
+	strscpy(text, h->departure, size);
+	return h->n_departed && node->bar.epoch + next > h->departed_barriers;
 }
 
 /*
@@ -709,13 +720,14 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct en
 			  bool group, bool next)
 {
 	struct encd_host *h = r->host;
+	char text[ENCD_MSG_MAX];
 
 	if (h->state == ENCD_HOST_FAILED)
 		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
-	if (barrier_departed(h, node, group, next))
+	if (barrier_departed(h, node, group, next, text, sizeof(text)))
 		return rank_broken(ucmd, r) ?:
-		       encd_fail(ucmd, h->departure_err ?: -ECONNABORTED, "%s", h->departure[0] ?
-				 h->departure : "a rank of this local barrier left its comm");
+		       encd_fail(ucmd, h->departure_err ?: -ECONNABORTED, "%s",
+				 text[0] ? text : "a rank of this local barrier left its comm");
 	return rank_broken(ucmd, r);
 }
 

@@ -3,7 +3,8 @@
  * The bootstrap ioctls at their edges, without a network: worlds of one
  * rank, worlds whose other ranks never come, every errno of SETUP, INIT,
  * COMM_BARRIER and NODE_INFO, deadlines and signals. Worlds of several ranks
- * are bootstrap_test.sh's.
+ * are bootstrap_test.sh's, but for one whose ranks must come and go in a
+ * set order: a rank that leaves while a replica group it is not in forms.
  */
 #include <enc/bootstrap.h>
 #include <enc/json.h>
@@ -401,6 +402,111 @@ TEST_F(boot, replica_groups_come_up_from_the_pool_and_bind_only_with_ops)
 	ASSERT_EQ(NRT_SUCCESS, enc_local_barrier(VNC, CTX, 1, 0));
 	/* Sealed now: signing again is refused, as libnrt refuses it. */
 	ASSERT_EQ(NRT_INVALID, enc_calculate_signature(VNC, CTX, 0, (uint8_t[16]){ 0 }));
+	enc_destroy_gcomm_locks();
+}
+
+/* A world of 3 whose ranks 0 and 1 are a replica group of their own. */
+#define PAIR_ROOT	"127.0.0.1:61741"
+
+static NRT_STATUS pair_join(__u32 rank)
+{
+	NRT_STATUS st = enc_init();
+
+	if (st == NRT_SUCCESS)
+		st = enc_init_global_comm(VNC + rank, rank, 3, CTX, PAIR_ROOT, true);
+	return st ?: enc_setup_global_comm_ex(VNC + rank, CTX, 20000, NULL);
+}
+
+/* Ranks 0 and 1: the group of the two of them forms, then one barrier. */
+static NRT_STATUS pair_form_group(__u32 rank)
+{
+	char json[256];
+	struct enc_program *prog;
+	uint8_t sig[ENC_SIG_LEN];
+	NRT_STATUS st;
+
+	snprintf(json, sizeof(json),
+		 "{\"replica_groups\": [{\"group_id\": 0, \"rank\": %u, \"rank_n\": 2,"
+		 " \"participants\": [0, 1]}],"
+		 " \"ops\": [{\"op\": \"all_reduce\", \"size_n\": 64, \"group\": 0}]}", rank);
+	st = enc_program_from_json_string(json, &prog);
+	if (st)
+		return st;
+	st = enc_program_load(VNC + rank, CTX, prog);
+	enc_program_free(prog);
+	st = st ?: enc_calculate_signature(VNC + rank, CTX, 0, sig);
+	st = st ?: enc_init_replica_groups_ex(VNC + rank, CTX, 20000, NULL, NULL);
+	return st ?: enc_comm_barrier(VNC + rank, CTX, 0, 20000);
+}
+
+/* A child rank: 1 leaves once its group passed a barrier, 2 once formed. */
+static void pair_child(__u32 rank, int go)
+{
+	NRT_STATUS st = pair_join(rank);
+
+	if (st == NRT_SUCCESS && rank == 1)
+		st = encd_wait_byte(go, 30) ? NRT_TIMEOUT : pair_form_group(rank);
+	if (st)
+		fprintf(stderr, "# rank %u: %s\n", rank, enc_last_error());
+	_exit(st == NRT_SUCCESS ? 0 : 1);
+}
+
+/* Reaps @pid within @timeout_s: whether it exited with status 0. */
+static bool reaped_ok(pid_t pid, double timeout_s)
+{
+	double t = encd_now();
+	int status;
+	pid_t p;
+
+	while ((p = waitpid(pid, &status, WNOHANG)) == 0 && encd_now() - t < timeout_s)
+		usleep(10 * 1000);
+	if (p == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return false;
+	}
+	return p == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/*
+ * A replica group needs only its own ranks: rank 2 of the world leaves as
+ * soon as it formed; ranks 0 and 1 then form the group of the two of them
+ * and pass its barrier. Then rank 1 leaves, and rank 0's next barrier of
+ * the group fails at once, naming rank 1 (rank 2 left first, but was never
+ * one of the group's).
+ */
+TEST_F(boot, a_replica_group_outlives_a_rank_outside_it_that_left)
+{
+	int go[2];
+	pid_t pid[3];
+	__u32 r;
+	double t;
+
+	ASSERT_FALSE(encd_tcp_listening(61741));
+	ASSERT_EQ(0, pipe(go));
+	for (r = 1; r < 3; r++) {
+		pid[r] = fork();
+		ASSERT_LE(0, pid[r]);
+		if (!pid[r]) {
+			close(go[1]);
+			pair_child(r, go[0]);
+		}
+	}
+	close(go[0]);
+	ASSERT_EQ(NRT_SUCCESS, pair_join(0)) TH_LOG("%s", enc_last_error());
+	/* Reaped: its file is closed, so its departure has been taken. */
+	ASSERT_TRUE(reaped_ok(pid[2], 30)) TH_LOG("rank 2 did not form and leave");
+	ASSERT_EQ(0, encd_send_byte(go[1]));
+	ASSERT_EQ(NRT_SUCCESS, pair_form_group(0)) TH_LOG("%s", enc_last_error());
+	ASSERT_TRUE(reaped_ok(pid[1], 30)) TH_LOG("rank 1's group did not form and pass");
+
+	t = encd_now();
+	ASSERT_NE(NRT_SUCCESS, enc_comm_barrier(VNC, CTX, 0, 20000));
+	EXPECT_GT(2.0, encd_now() - t);
+	EXPECT_NE(NULL, strstr(enc_last_error(),
+			       "rank 1 (global device 1) left the world: its comm was released"))
+		TH_LOG("%s", enc_last_error());
+	close(go[1]);
 	enc_destroy_gcomm_locks();
 }
 
