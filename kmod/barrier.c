@@ -237,6 +237,29 @@ void encd_gbarrier_stop(struct encd_node *node, int err)
 }
 
 /**
+ * encd_gbarrier_departed() - a departed rank a group barrier waits for
+ * @h: the node's host; the caller holds its lock
+ * @node: the node
+ *
+ * Return: the global device id of a rank whose departure is settled here
+ * (encd_host_settled()) and whose round of the current barrier has not
+ * come, or ENCD_WIRE_NO_RANK.
+ */
+u32 encd_gbarrier_departed(struct encd_host *h, struct encd_node *node)
+{
+	u32 rounds = encd_ceil_log2(node->rank_n), k, src;
+
+	for (k = node->bar.round; k < rounds; k++) {
+		if (node->bar.got & BIT_ULL(k))
+			continue;
+		src = node->key[encd_dissem_from(node->brank, node->rank_n, k)];
+		if (encd_host_settled(h, src))
+			return src;
+	}
+	return ENCD_WIRE_NO_RANK;
+}
+
+/**
  * encd_gbarrier_deliver() - a round's message of the current epoch
  * @h: the node's host; the caller holds its lock
  * @node: the node

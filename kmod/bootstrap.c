@@ -648,7 +648,6 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 			    bool check)
 {
 	struct encd_rank *r = node->rank;
-	char text[ENCD_MSG_MAX];
 
 	node->attempt = attempts_of(r, node->tag);
 	node->check = check;
@@ -661,13 +660,9 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 		node_fail(node, h->failure_err, "%s", h->failure);
 		return;
 	}
-	/* A comm with a rank that left cannot form; another comm can. */
-	if (encd_host_departed_member(h, node, text, sizeof(text))) {
-		node_fail(node, h->departure_err, "%s", text);
-		return;
-	}
 	encd_engine_take_early(h, r, node, 0, node->attempt);
 	node_advance(h, node);
+	encd_engine_check_departed(h, node);
 }
 
 /**
@@ -743,27 +738,77 @@ u32 encd_engine_world_barriers(struct encd_rank *r)
 	return node->bar.epoch - (node->bar.active || node->bar.err ? 1 : 0);
 }
 
+/*
+ * The departed rank whose message @node still needs to form, or
+ * ENCD_WIRE_NO_RANK: a tree child's signature, the hypercube parent's
+ * unique id, the ring predecessor's proof. Only settled departures count
+ * (encd_host_settled()): a message of theirs still missing never comes.
+ */
+static u32 node_needs_departed(struct encd_host *h, struct encd_node *node)
+{
+	u32 n = node->rank_n, c;
+	unsigned int i;
+
+	if (node->state == ENCD_NODE_VALIDATING && node->check) {
+		for (i = 0; i < 2; i++) {
+			c = encd_tree_child(node->brank, n, i);
+			if (c < n && !(node->children_got & BIT(i)) &&
+			    encd_host_settled(h, node->key[c]))
+				return node->key[c];
+		}
+	}
+	if (node->state <= ENCD_NODE_BROADCASTING && node->brank && !node->uid_got) {
+		c = encd_cube_parent(node->brank, n);
+		if (encd_host_settled(h, node->key[c]))
+			return node->key[c];
+	}
+	if (node->state <= ENCD_NODE_CONNECTING && n > 1 && !node->ring_got) {
+		c = (node->brank + n - 1) % n;
+		if (encd_host_settled(h, node->key[c]))
+			return node->key[c];
+	}
+	return ENCD_WIRE_NO_RANK;
+}
+
+/**
+ * encd_engine_check_departed() - fails what of a replica group's node
+ *	waits for a rank that left
+ * @h: the node's host; the caller holds its lock
+ * @node: the node
+ *
+ * A group needs only the ranks it still waits for: the others may leave
+ * while it forms or its barriers run. Called when a departure settles,
+ * when the node starts and when its barrier does (the messages that came
+ * early taken first). The world's comm has its own rule
+ * (encd_engine_departure()).
+ */
+void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
+{
+	char text[ENCD_MSG_MAX];
+	u32 gone;
+
+	lockdep_assert_held(&h->lock);
+	if (node->global || !h->n_departed)
+		return;
+	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_CONNECTING) {
+		gone = node_needs_departed(h, node);
+		if (gone != ENCD_WIRE_NO_RANK) {
+			encd_host_departure_text(text, sizeof(text), gone);
+			node_fail(node, h->departure_err, "%s", text);
+		}
+	}
+	if (node->bar.active && encd_gbarrier_departed(h, node) != ENCD_WIRE_NO_RANK)
+		encd_gbarrier_stop(node, h->departure_err);
+}
+
 static int depart_node(struct encd_node *node, void *arg)
 {
 	struct encd_host *h = node->rank->host;
-	char text[ENCD_MSG_MAX];
-	bool forming;
 
 	/* A rank whose world formed has sent all it owed the world's node. */
-	if (node->global) {
-		if (node->bar.epoch > h->departed_barriers)
-			encd_gbarrier_stop(node, h->departure_err);
-		return 0;
-	}
-	/* Only what is under way can need the rank; looking is O(rank_n). */
-	forming = node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
-		  node->state != ENCD_NODE_PENDING;
-	if ((!forming && !node->bar.active) ||
-	    !encd_host_departed_member(h, node, text, sizeof(text)))
-		return 0;
-	if (forming)
-		node_fail(node, h->departure_err, "%s", text);
-	encd_gbarrier_stop(node, h->departure_err);
+	if (node->global && node->bar.epoch > h->departed_barriers)
+		encd_gbarrier_stop(node, h->departure_err);
+	encd_engine_check_departed(h, node);
 	return 0;
 }
 
@@ -771,11 +816,12 @@ static int depart_node(struct encd_node *node, void *arg)
  * encd_engine_departure() - a rank left the formed world: what needs it fails
  * @r: a rank of this host; the caller holds its host's lock
  *
- * A replica group's comm still forming, and its barrier, fail when the rank
- * is one of the group's; the world's comm still forming here does not (the
- * departed rank formed it: it sent all it owed), and its barrier fails only
- * past the barriers every departed rank completed: the messages of those
- * are sent. Local barriers fail when a rank of theirs leaves
+ * A replica group's comm still forming, and its barrier, fail when they
+ * wait for a message of the rank that will never come
+ * (encd_engine_check_departed()); the world's comm still forming here does
+ * not (the departed rank formed it: it sent all it owed), and its barrier
+ * fails only past the barriers every departed rank completed: the messages
+ * of those are sent. Local barriers fail when a rank of theirs leaves
  * (encd_lbarrier_leave()).
  */
 void encd_engine_departure(struct encd_rank *r)

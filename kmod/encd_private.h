@@ -420,10 +420,12 @@ struct encd_host {
 	/*
 	 * Departures: ranks that left the formed world (host.c). An
 	 * operation fails on one only if it needs the rank: a barrier of the
-	 * world's comm past the fewest any departed rank completed, anything
-	 * else that involves other hosts' ranks.
+	 * world's comm past the fewest any departed rank completed; a
+	 * replica group's comm or barrier still awaiting a message of a
+	 * rank whose departure is settled (all it sent here has come).
 	 */
 	unsigned long *departed;	/* world_size bits, made on the first */
+	unsigned long *settled;		/* world_size bits, a subset */
 	u32 n_departed;
 	u32 departed_barriers;
 	int departure_err;
@@ -677,8 +679,8 @@ __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank,
 					 const char *fmt, ...);
 void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text);
 bool encd_host_departed(struct encd_host *h, u32 index);
-bool encd_host_departed_member(struct encd_host *h, const struct encd_node *node, char *text,
-			       size_t size);
+bool encd_host_settled(struct encd_host *h, u32 rank);
+void encd_host_departure_text(char *text, size_t size, u32 rank);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
 int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
@@ -726,6 +728,7 @@ void encd_engine_world_start(struct encd_rank *r);
 void encd_engine_world_failed(struct encd_rank *r);
 u32 encd_engine_world_barriers(struct encd_rank *r);
 void encd_engine_departure(struct encd_rank *r);
+void encd_engine_check_departed(struct encd_host *h, struct encd_node *node);
 void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
 void encd_engine_lbarrier_done(struct encd_node *node);
@@ -740,6 +743,7 @@ void encd_lbarrier_arrive(struct encd_node *node);
 void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n);
 void encd_gbarrier_start(struct encd_host *h, struct encd_node *node);
 void encd_gbarrier_stop(struct encd_node *node, int err);
+u32 encd_gbarrier_departed(struct encd_host *h, struct encd_node *node);
 int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, const void *body,
 			  char *why, size_t why_len);
 void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size);

@@ -62,6 +62,7 @@ static void host_release(struct kref *ref)
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
 	bitmap_free(h->departed);
+	bitmap_free(h->settled);
 	if (h->world)
 		crypto_free_shash(h->world);
 	memzero_explicit(&h->wk.key, sizeof(h->wk.key));
@@ -232,8 +233,13 @@ bool encd_host_departed(struct encd_host *h, u32 index)
 	return true;
 }
 
-/* What a rank that left the world is told by the ranks that needed it. */
-static void departure_text(char *text, size_t size, u32 rank)
+/**
+ * encd_host_departure_text() - the sentence of a departure
+ * @text: out
+ * @size: of @text
+ * @rank: the rank that left its formed world
+ */
+void encd_host_departure_text(char *text, size_t size, u32 rank)
 {
 	scnprintf(text, size,
 		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
@@ -241,33 +247,22 @@ static void departure_text(char *text, size_t size, u32 rank)
 }
 
 /**
- * encd_host_departed_member() - a rank of a node's comm that left the world
+ * encd_host_settled() - whether all a departed rank sent here has come
  * @h: this host; the caller holds its lock
- * @node: a node of one of its ranks
- * @text: out: the sentence that names it
- * @size: of @text
+ * @rank: a rank of the world
  *
- * A replica group needs only its own ranks: a rank of the world outside it
- * may leave while the group's comm forms or its barriers run. The world's
- * comm has every rank.
+ * A departure is settled when the rank left on this host (local messages
+ * are handed over at once) or when the news came on the data link from its
+ * host, behind every message the rank sent here. The news through the root
+ * may overtake those; a message of the rank still missing once it is
+ * settled never comes.
  *
- * Return: true when a rank of @node's comm left.
+ * Return: true when @rank departed and its departure is settled.
  */
-bool encd_host_departed_member(struct encd_host *h, const struct encd_node *node, char *text,
-			       size_t size)
+bool encd_host_settled(struct encd_host *h, u32 rank)
 {
-	u32 i;
-
 	lockdep_assert_held(&h->lock);
-	if (!h->n_departed)
-		return false;
-	for (i = 0; i < node->rank_n; i++) {
-		if (node->key[i] < h->wk.world_size && test_bit(node->key[i], h->departed)) {
-			departure_text(text, size, node->key[i]);
-			return true;
-		}
-	}
-	return false;
+	return h->settled && rank < h->wk.world_size && test_bit(rank, h->settled);
 }
 
 /*
@@ -276,32 +271,39 @@ bool encd_host_departed_member(struct encd_host *h, const struct encd_node *node
  * (encd_engine_departure()): the barriers it completed may still be
  * finishing elsewhere, its last messages on their way on a data link,
  * while the news of its leaving overtakes them on the control links.
+ * @settled: all the rank sent here has come (encd_host_settled()); the
+ * news may come twice, through the root and on a data link.
  */
 static void host_depart(struct encd_host *h, u32 rank, u32 barriers, int err, const char *text,
-			bool tell)
+			bool tell, bool settled)
 {
 	struct encd_rank *r;
 	unsigned long id;
+	bool first;
 
 	if (h->state != ENCD_HOST_FORMED)
 		return;
 	if (!h->departed)
 		h->departed = bitmap_zalloc(h->wk.world_size, GFP_KERNEL_ACCOUNT);
-	if (!h->departed) {
+	if (!h->settled)
+		h->settled = bitmap_zalloc(h->wk.world_size, GFP_KERNEL_ACCOUNT);
+	if (!h->departed || !h->settled) {
 		encd_host_fail_world(h, err, rank, tell, "%s", text);
 		return;
 	}
-	if (__test_and_set_bit(rank, h->departed))
-		return;
-	if (!h->n_departed++) {
-		h->departure_err = err;
-		strscpy(h->departure, text, sizeof(h->departure));
+	first = !__test_and_set_bit(rank, h->departed);
+	if (first) {
+		if (!h->n_departed++) {
+			h->departure_err = err;
+			strscpy(h->departure, text, sizeof(h->departure));
+		}
+		h->departed_barriers = min(h->departed_barriers, barriers);
+		pr_debug("world of %u ranks: %s (%u barriers)\n", h->wk.world_size, text, barriers);
 	}
-	h->departed_barriers = min(h->departed_barriers, barriers);
-	pr_debug("world of %u ranks: %s (%u barriers)\n", h->wk.world_size, text, barriers);
-	xa_for_each(&h->ranks, id, r)
-		encd_engine_departure(r);
-	if (tell)
+	if ((settled && !__test_and_set_bit(rank, h->settled)) || first)
+		xa_for_each(&h->ranks, id, r)
+			encd_engine_departure(r);
+	if (first && tell)
 		encd_host_tell_death(h, err, rank, barriers, text);
 }
 
@@ -559,9 +561,9 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
-	departure_text(text, sizeof(text), r->id);
+	encd_host_departure_text(text, sizeof(text), r->id);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
-		host_depart(h, r->id, barriers, -ECONNABORTED, text, true);
+		host_depart(h, r->id, barriers, -ECONNABORTED, text, true, true);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
 	else if (unsent)
@@ -1170,7 +1172,8 @@ static void host_on_death(struct encd_host *h, struct encd_link *l,
 	/* At the root, a host's news goes to every other host. */
 	if (barriers != ENCD_WIRE_NO_RANK && rank < h->wk.world_size &&
 	    h->state == ENCD_HOST_FORMED)
-		host_depart(h, rank, barriers, -(int)err, text, h->root);
+		host_depart(h, rank, barriers, -(int)err, text, h->root,
+			    l->purpose == ENCD_LINK_DATA);
 	else
 		encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
 }

@@ -689,26 +689,27 @@ static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r,
 
 /*
  * Whether a departure (host.c) breaks @node's barrier, and why (@text): a
- * local one, when one of its ranks left; a group one of a replica group,
- * when one of the group's did; one of the world's comm, when it is past
- * the barriers a departed rank completed (@next: the one about to start,
- * not the one in progress).
+ * local one, when one of its ranks left; one of the world's comm, when it
+ * is past the barriers a departed rank completed (@next: the one about to
+ * start, not the one in progress); one of a replica group's, once started,
+ * when it waits for a round of a rank that left
+ * (encd_engine_check_departed(), which the start runs).
  */
 static bool barrier_departed(struct encd_host *h, struct encd_node *node, bool group, bool next,
 			     char *text, size_t size)
 {
-	text[0] = '\0';
-	if (!group) {
-		if (!encd_lbarrier_broken(node))
-			return false;
-		/* A rank of it left: one of the comm's that left the world, if any. */
-		encd_host_departed_member(h, node, text, size);
-		return true;
-	}
-	if (!node->global)
-		return encd_host_departed_member(h, node, text, size);
+	u32 gone;
+
 	strscpy(text, h->departure, size);
-	return h->n_departed && node->bar.epoch + next > h->departed_barriers;
+	if (!group)
+		return encd_lbarrier_broken(node);
+	if (node->global)
+		return h->n_departed && node->bar.epoch + next > h->departed_barriers;
+	gone = next ? ENCD_WIRE_NO_RANK : encd_gbarrier_departed(h, node);
+	if (gone == ENCD_WIRE_NO_RANK)
+		return false;
+	encd_host_departure_text(text, size, gone);
+	return true;
 }
 
 /*
@@ -743,9 +744,10 @@ static int barrier_enter(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 
 	mutex_lock(&h->lock);
 	err = barrier_broken(ucmd, r, node, group, true);
-	if (!err && group)
+	if (!err && group) {
 		encd_gbarrier_start(h, node);
-	else if (!err)
+		encd_engine_check_departed(h, node);
+	} else if (!err)
 		encd_lbarrier_arrive(node);
 	encd_host_run(h);
 	mutex_unlock(&h->lock);

@@ -1008,6 +1008,12 @@ class FakeHost:
         elif self.uplink:
             self.send_frame(self.uplink, DEATH, body)
 
+    def tell_departure_on_data_link(self, host, rank, text, barriers, err=103):
+        """Says on the data link to host (opened if need be) that rank
+        departed, as a kernel host does behind its rank's last messages."""
+        self.send_frame(self.data_link(host), DEATH,
+                        death_payload(err, rank, self.index, text, barriers))
+
     # -- the root host --
 
     def _register_local(self):
@@ -1306,6 +1312,8 @@ class FakeHost:
                 return
 
     def _node_ready(self, node):
+        if not node.world:
+            self.event("node_ready", rank=node.rank, tag=node.tag)
         if node.world:
             self.n_ready += 1
             if self.n_ready == len(self.ranks):

@@ -24,10 +24,12 @@ point is deterministic, never a sleep:
     the bootstrap's own local barrier is used, held by a fake rank's RING.
 """
 import errno
+import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -406,6 +408,82 @@ def a_rank_that_leaves_right_after_a_barrier_does_not_fail_it_for_the_others():
             return False, "rank %d heard %s barrier messages, not the first barrier's %d: %s" % (
                 r.gid, got, rounds, r.error)
     return True, "the first barrier ended everywhere; the second failed: %s" % ranks[0].error
+
+
+def group_with_a_departing_fake_rank(settle):
+    """A world of 4 whose ranks 0, 2 and 3 are real and rank 1 is a fake
+    host's; then the replica group of all four. The fake rank 1 forms its
+    part of the group, its ring proof to rank 2 held, and says it left.
+    With settle False it says so through the root and then lets the proof
+    go: what it owed the group was on its way, so the group forms. With
+    settle True it says so on its data link to the real ranks' host and
+    never sends the proof: all it sent has come, and rank 2, which still
+    waits for it, fails at once. Returns (ranks, what went wrong or None,
+    seconds from the news to rank 2's end)."""
+    n, root = 4, loopback()
+    prog = os.path.join(tempfile.mkdtemp(prefix="peer-faults-"), "group-of-4-%d.json")
+    for r in range(n):
+        with open(prog % r, "w") as f:
+            json.dump({"replica_groups": [{"group_id": 0, "rank": r, "rank_n": n,
+                                           "participants": list(range(n)), "stream_id": 1}],
+                       "ops": [{"op": "all_reduce", "size_n": 64, "group": 0}]}, f)
+    extra = ["--no-check-sigs"]
+    ranks = [Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True, program=prog % 0)]
+    if not root_listens(root, 20):
+        return ranks, "the root never listened", None
+    f = P.FakeHost(root, n, [1], KEY, settings=0).start()
+    ranks += [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True, program=prog % r)
+              for r in (2, 3)]
+    try:
+        if not f.wait("formed", 30):
+            return ranks, "the fake rank 1 never formed the world", None
+        f.call(f.hold.__setitem__, "ring", True)
+        f.call(lambda: f.start_node(f.make_node(1, range(n), 1, 1, P.ZERO_SIG)))
+        if not f.wait("node_ready", 30):
+            return ranks, "the fake rank 1 never formed its part of the group", None
+        t = time.monotonic()
+        if settle:
+            f.call(f.tell_departure_on_data_link, 0, 1, LEFT % (1, 1), 0, errno.ECONNABORTED)
+            if not ranks[1].done.wait(FAIL_FAST_S + 1):
+                return ranks, "rank 2 still waits for rank 1's proof, settled as gone", None
+            return ranks, None, time.monotonic() - t
+        f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0)
+        time.sleep(0.5)
+        ended = [r for r in ranks if r.done.is_set()]
+        if ended:
+            return ranks, "rank %d did not wait for rank 1's proof on its way: %s" % (
+                ended[0].gid, ended[0].error), None
+        f.release("ring")
+        finish(ranks)
+        return ranks, None, None
+    finally:
+        f.stop()
+        stop(ranks)
+
+
+@case
+def a_replica_group_forms_when_a_rank_that_left_had_sent_its_part():
+    ranks, bad, _ = group_with_a_departing_fake_rank(False)
+    if bad:
+        return False, bad
+    for r in ranks:
+        if not r.ok:
+            return False, "rank %d: %s" % (r.gid, r.error)
+    return True, "the group formed, rank 1's proof came after its leaving"
+
+
+@case
+def a_replica_group_fails_at_once_when_a_rank_left_without_sending_its_part():
+    ranks, bad, took = group_with_a_departing_fake_rank(True)
+    if bad:
+        return False, bad
+    r2 = ranks[1]
+    if r2.ok or not r2.error.startswith("enc_init_replica_groups: ") or \
+            LEFT % (1, 1) not in r2.error:
+        return False, "rank 2: %s" % (r2.error or "its group formed")
+    if took > FAIL_FAST_S:
+        return False, "rank 2 failed %.2f s after the news" % took
+    return True, "rank 2 failed after %.2f s: %s" % (took, r2.error)
 
 
 def closed_within(sock, seconds):
