@@ -35,7 +35,8 @@ def main():
                 if r.get("error"):
                     errors.append("%s N=%d run %d: %s" % (r["impl"], r["n"], r["rep"],
                                                          r["error"].replace("\n", " ")))
-                else:
+                # A run whose warm part failed still has its other figures.
+                if r.get("wall_s") is not None:
                     runs[(r["impl"], r["n"])].append(r)
     sizes = sorted({n for _, n in runs})
     med = {}

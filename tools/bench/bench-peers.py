@@ -74,7 +74,8 @@ def run_encd(a, n, rep, force_tcp, progs):
     wall = time.monotonic() - t0
     ranks = json_lines(p.stdout)
     if p.returncode or len(ranks) != n:
-        report(impl, n, rep, None, None, None, None, p.stdout[-300:] + p.stderr[-300:])
+        report(impl, n, rep, None, None, None, None, "exit %d, %d of %d ranks: %s" % (
+            p.returncode, len(ranks), n, failed_ranks(ranks, p.stderr)))
         return
     formation = max(r["phases"]["setup"] for r in ranks) / 1e3
     exchange = max(r["phases"]["validate"] + r["phases"]["broadcast"] for r in ranks) / 1e3
@@ -82,12 +83,23 @@ def run_encd(a, n, rep, force_tcp, progs):
     p = subprocess.run(base + ["--root", "127.0.0.1:%d" % next_port(),
                                "--program", os.path.join(progs, "rank%u.json")],
                        capture_output=True, text=True, timeout=TIMEOUT_S)
-    warm = None
     ranks = json_lines(p.stdout)
-    if not p.returncode and len(ranks) == n:
-        warm = max(g["validate"] + g["broadcast"] for r in ranks for g in r["group_comms"]
-                   if g["group_id"] == 5) / 1e3
+    if p.returncode or len(ranks) != n:
+        report(impl, n, rep, wall, formation, exchange, None,
+               "the warm world: exit %d, %d of %d ranks: %s" % (
+                   p.returncode, len(ranks), n, failed_ranks(ranks, p.stderr)))
+        return
+    warm = max(g["validate"] + g["broadcast"] for r in ranks for g in r["group_comms"]
+               if g["group_id"] == 5) / 1e3
     report(impl, n, rep, wall, formation, exchange, warm)
+
+
+def failed_ranks(ranks, stderr):
+    """The first failed rank's sentence, or the launch's own output."""
+    bad = [r for r in ranks if not r.get("ok")]
+    if bad:
+        return "rank %s: %s" % (bad[0].get("rank"), bad[0].get("error"))
+    return stderr[-300:]
 
 
 def peer_figures(impl, n, rep, wall, rc, stdout, stderr):
