@@ -393,6 +393,7 @@ struct encd_host {
 
 	struct mutex lock;
 	enum encd_host_state state;
+	bool linger;			/* its ranks departed a formed world */
 	int failure_err;
 	char failure[ENCD_MSG_MAX];
 	struct xarray ranks;		/* g_device_id -> struct encd_rank */
@@ -469,6 +470,9 @@ struct encd_link {
 	spinlock_t tx_lock;
 	struct list_head hs_q, tx_q;	/* handshake frames first */
 	size_t tx_queued;
+	size_t tx_news_tail;		/* departures' bytes at the tail of tx_q */
+	int tx_err;			/* the socket refused a frame: no more */
+	u8 tx_err_type;			/* that frame's type */
 	struct crypto_shash *tx_tfm;	/* set under tx_lock: the link may send */
 	struct encd_txframe *tx_cur;	/* the tx work's */
 	u32 tx_off;
@@ -660,6 +664,8 @@ int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const 
 int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len);
 void encd_link_close(struct encd_link *l);
 bool encd_link_idle(struct encd_link *l);
+bool encd_link_delivered(struct encd_link *l);
+int encd_link_send_news(struct encd_link *l, const void *a, u32 alen, const void *b, u32 blen);
 void encd_link_work(struct work_struct *w);
 void encd_link_tx_work(struct work_struct *w);
 void encd_link_queue_work(struct work_struct *w);

@@ -32,6 +32,7 @@
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <linux/bitmap.h>
+#include <linux/delay.h>
 #include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/random.h>
@@ -208,7 +209,7 @@ void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, 
 		return;
 	for (i = 0; i < h->n_hosts; i++)
 		if (h->hosts[i].out)
-			encd_link_send(h->hosts[i].out, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), text, len);
 }
 
 /**
@@ -524,6 +525,31 @@ out:
 	return h;
 }
 
+/*
+ * A host whose ranks all departed a formed world: their last messages
+ * may still be queued, on a data link perhaps still shaking hands, or
+ * unacknowledged in a socket a close with unread input would reset. They
+ * go before the links close, for ENCD_LINGER_MS at most.
+ */
+static void host_linger(struct encd_host *h)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ENCD_LINGER_MS);
+	struct encd_link *l;
+	bool delivered;
+
+	for (;;) {
+		delivered = true;
+		mutex_lock(&h->lock);
+		list_for_each_entry(l, &h->links, node)
+			if (l->purpose == ENCD_LINK_CONTROL || l->initiator)
+				delivered &= encd_link_delivered(l);
+		mutex_unlock(&h->lock);
+		if (delivered || time_after_eq(jiffies, end))
+			return;
+		msleep(20);
+	}
+}
+
 /**
  * encd_host_shutdown_work() - a host without ranks closes everything
  * @w: the host's shutdown work
@@ -534,14 +560,19 @@ void encd_host_shutdown_work(struct work_struct *w)
 	struct encd_link *l, *tmp;
 	struct encd_listener *ls;
 
+	/* Nobody new: a world formed again may want the port at once. */
 	mutex_lock(&h->lock);
-	list_for_each_entry_safe(l, tmp, &h->links, node)
-		encd_link_close(l);
-	h->uplink = NULL;
 	ls = h->listener;
 	h->listener = NULL;
 	mutex_unlock(&h->lock);
 	encd_listener_stop(ls);
+	if (READ_ONCE(h->linger))
+		host_linger(h);
+	mutex_lock(&h->lock);
+	list_for_each_entry_safe(l, tmp, &h->links, node)
+		encd_link_close(l);
+	h->uplink = NULL;
+	mutex_unlock(&h->lock);
 	/* The list's reference. */
 	encd_host_put(h);
 }
@@ -604,6 +635,7 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 	mutex_lock(&hosts_lock);
 	mutex_lock(&h->lock);
 	if (!h->n_ranks && h->state != ENCD_HOST_DEAD) {
+		WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
 		h->state = ENCD_HOST_DEAD;
 		list_del_init(&h->node);
 		encd_link_queue_work(&h->shutdown_work);
@@ -1048,10 +1080,12 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
 			h->hosts[l->peer].out = NULL;
 		/*
-		 * Closed by its peer with everything sent, in a formed world:
-		 * a host whose ranks all left (the news may still be on its
-		 * way here), or one that tells the root why. A message for it
-		 * later opens a new link, which fails if it is gone.
+		 * Closed by its peer with everything sent, in a formed world
+		 * (but the news of this host's departures, which its peer may
+		 * be too late for): a host whose ranks all left (the news may
+		 * still be on its way here), or one that tells the root why.
+		 * A message for it later opens a new link, which fails if it
+		 * is gone.
 		 */
 		if (l->up && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
 			return;

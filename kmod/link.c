@@ -299,19 +299,47 @@ void encd_link_close(struct encd_link *l)
 }
 
 /**
- * encd_link_idle() - whether a link has sent everything queued on it
+ * encd_link_idle() - whether a link has sent everything its peer needs
  * @l: the link
  *
- * Return: true when nothing waits to be sent.
+ * Return: true when nothing waits to be sent but the news of departures
+ * (encd_link_send_news()) queued after the last of the rest.
  */
 bool encd_link_idle(struct encd_link *l)
 {
 	bool idle;
 
 	spin_lock_bh(&l->tx_lock);
-	idle = !l->tx_queued;
+	idle = l->tx_queued <= l->tx_news_tail;
 	spin_unlock_bh(&l->tx_lock);
 	return idle;
+}
+
+/**
+ * encd_link_delivered() - whether the peer has all that was queued
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: true when nothing waits to be sent and the peer acknowledged
+ * every byte sent, or when nothing more can go.
+ */
+bool encd_link_delivered(struct encd_link *l)
+{
+	const struct tcp_sock *tp;
+	size_t queued;
+
+	lockdep_assert_held(&l->host->lock);
+	if (l->dead || READ_ONCE(l->tx_err))
+		return true;
+	spin_lock_bh(&l->tx_lock);
+	queued = l->tx_queued;
+	spin_unlock_bh(&l->tx_lock);
+	if (queued)
+		return false;
+	/* Up, it keeps its socket: only a handshake's retry swaps it. */
+	if (!l->up || !l->sock)
+		return true;
+	tp = tcp_sk(l->sock->sk);
+	return READ_ONCE(tp->snd_una) == READ_ONCE(tp->write_seq);
 }
 
 /*
@@ -363,9 +391,17 @@ static struct encd_link *link_alloc(struct encd_host *h, u32 purpose, bool initi
 
 /* Sending */
 
-static int link_queue(struct encd_link *l, bool raw, bool first, u8 type, const void *a,
-		      u32 alen, const void *b, u32 blen)
+/* Where link_queue() puts a frame, and what it is. */
+enum {
+	LINK_Q_RAW = BIT(0),	/* a handshake frame: unauthenticated, first */
+	LINK_Q_FIRST = BIT(1),	/* ahead of every authenticated frame */
+	LINK_Q_NEWS = BIT(2),	/* a departure, which a host that left needs not hear */
+};
+
+static int link_queue(struct encd_link *l, unsigned int how, u8 type, const void *a, u32 alen,
+		      const void *b, u32 blen)
 {
+	bool raw = how & LINK_Q_RAW;
 	struct encd_wire_hdr *hdr;
 	struct encd_txframe *f;
 	u32 len = sizeof(*hdr) + alen + blen;
@@ -391,12 +427,14 @@ static int link_queue(struct encd_link *l, bool raw, bool first, u8 type, const 
 		err = -ENOBUFS;
 	} else {
 		l->tx_queued += len;
-		if (raw)
+		if (raw) {
 			list_add_tail(&f->node, &l->hs_q);
-		else if (first)
+		} else if (how & LINK_Q_FIRST) {
 			list_add(&f->node, &l->tx_q);
-		else
+		} else {
 			list_add_tail(&f->node, &l->tx_q);
+			l->tx_news_tail = how & LINK_Q_NEWS ? l->tx_news_tail + len : 0;
+		}
 	}
 	spin_unlock_bh(&l->tx_lock);
 	if (err) {
@@ -423,7 +461,25 @@ static int link_queue(struct encd_link *l, bool raw, bool first, u8 type, const 
 int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const void *b,
 		   u32 blen)
 {
-	return link_queue(l, false, false, type, a, alen, b, blen);
+	return link_queue(l, 0, type, a, alen, b, blen);
+}
+
+/**
+ * encd_link_send_news() - queues a departure's DEATH on a data link
+ * @l: the link
+ * @a: the payload's first part
+ * @alen: its length
+ * @b: its second part, or NULL
+ * @blen: its length
+ *
+ * As encd_link_send(), but a peer that closes the link before it is sent
+ * loses nothing it needs (encd_link_idle()).
+ *
+ * Return: as encd_link_send().
+ */
+int encd_link_send_news(struct encd_link *l, const void *a, u32 alen, const void *b, u32 blen)
+{
+	return link_queue(l, LINK_Q_NEWS, ENCD_WIRE_DEATH, a, alen, b, blen);
 }
 
 /**
@@ -439,7 +495,7 @@ int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const 
  */
 int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len)
 {
-	return link_queue(l, false, true, type, p, len, NULL, 0);
+	return link_queue(l, LINK_Q_FIRST, type, p, len, NULL, 0);
 }
 
 /*
@@ -454,7 +510,7 @@ static void link_send_queue(struct encd_link *l, bool last)
 	int n, err;
 
 	for (;;) {
-		if (!last && READ_ONCE(l->dead))
+		if ((!last && READ_ONCE(l->dead)) || READ_ONCE(l->tx_err))
 			return;
 		f = l->tx_cur;
 		if (!f) {
@@ -497,9 +553,15 @@ static void link_send_queue(struct encd_link *l, bool last)
 		if (n == -EAGAIN)
 			return;
 		if (n < 0) {
+			/*
+			 * The peer may have said its last words (a departure)
+			 * before it closed: the receiving side reads them
+			 * first, then judges the link (link_step()).
+			 */
+			l->tx_err_type = f->data[5];
+			WRITE_ONCE(l->tx_err, n);
 			if (!last)
-				link_failed(l, n, "sending %s: %s",
-					    encd_wire_type_name(f->data[5]), encd_errno_name(n));
+				mod_delayed_work(encd_wq, &l->work, 0);
 			return;
 		}
 		l->tx_off += n;
@@ -623,7 +685,7 @@ static int link_start_handshake(struct encd_link *l)
 	memcpy(hello.nonce, l->nonce_i, sizeof(hello.nonce));
 	l->phase = LINK_AWAIT_CHALLENGE;
 	l->deadline = jiffies + msecs_to_jiffies(ENCD_HANDSHAKE_MS);
-	return link_queue(l, true, false, ENCD_WIRE_HELLO, &hello, sizeof(hello), NULL, 0);
+	return link_queue(l, LINK_Q_RAW, ENCD_WIRE_HELLO, &hello, sizeof(hello), NULL, 0);
 }
 
 /* Receiving */
@@ -732,7 +794,7 @@ static int link_on_hello(struct encd_link *l, const struct encd_wire_hello *hell
 	if (err)
 		return err;
 	l->phase = LINK_AWAIT_PROOF;
-	err = link_queue(l, true, false, ENCD_WIRE_CHALLENGE, &ch, sizeof(ch), NULL, 0);
+	err = link_queue(l, LINK_Q_RAW, ENCD_WIRE_CHALLENGE, &ch, sizeof(ch), NULL, 0);
 	memzero_explicit(&ch, sizeof(ch));
 	return err;
 }
@@ -790,7 +852,7 @@ static int link_on_challenge(struct encd_link *l, const struct encd_wire_challen
 		return -EACCES;
 	err = encd_auth_proof(l->host->world, true, l->purpose, l->nonce_i, l->nonce_r, p.proof);
 	if (!err)
-		err = link_queue(l, true, false, ENCD_WIRE_PROOF, &p, sizeof(p), NULL, 0);
+		err = link_queue(l, LINK_Q_RAW, ENCD_WIRE_PROOF, &p, sizeof(p), NULL, 0);
 	memzero_explicit(&p, sizeof(p));
 	return err ?: link_keyed(l);
 }
@@ -840,7 +902,10 @@ static int link_recv(struct encd_link *l, void *buf, size_t len)
 	return n ?: -ECONNRESET;
 }
 
-/* Reads and acts on what has arrived. 0 when the socket is drained. */
+/*
+ * Reads and acts on what has arrived: 0 when the socket is drained, 1 when
+ * it yielded with more to read (its work is queued again), or an errno.
+ */
 static int link_receive(struct encd_link *l, char *why, size_t why_len)
 {
 	struct encd_wire_hdr *hdr;
@@ -887,7 +952,7 @@ static int link_receive(struct encd_link *l, char *why, size_t why_len)
 	}
 	/* More may be there: yield, and come back. */
 	mod_delayed_work(encd_wq, &l->work, 0);
-	return 0;
+	return 1;
 }
 
 static void link_step(struct encd_link *l)
@@ -916,6 +981,14 @@ static void link_step(struct encd_link *l)
 		}
 	}
 	err = link_receive(l, why, sizeof(why));
+	if (err > 0)
+		return;
+	if (!err && READ_ONCE(l->tx_err)) {
+		err = READ_ONCE(l->tx_err);
+		link_failed(l, err, "sending %s: %s", encd_wire_type_name(l->tx_err_type),
+			    encd_errno_name(err));
+		return;
+	}
 	if (err) {
 		if (l->phase != LINK_UP && l->initiator && link_retry(l, err))
 			return;

@@ -218,6 +218,8 @@ enum {
 	ENCD_RETRY_MS = 50,
 	/* a frame being sent, once it is queued */
 	ENCD_SEND_MS = 10000,
+	/* a host whose ranks all departed, delivering what they sent */
+	ENCD_LINGER_MS = 3000,
 };
 
 /* Bounds on what a peer can make a host hold. */

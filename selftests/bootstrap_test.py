@@ -555,6 +555,26 @@ def _():
     return True, ranks[0].error
 
 
+@case("tcp_worlds_whose_ranks_leave_as_soon_as_formed_form_everywhere")
+def _():
+    # The end of a job without a last barrier: every rank is a host of its
+    # own and leaves the moment its own comms formed. Its last messages of
+    # a comm may still be queued, on a data link still shaking hands or
+    # unread in a socket, and another host may be sending to it as it
+    # closes: every other rank must still get what it sent, and none may
+    # take its leaving for a failure. 16 ranks with their groups, 4 times.
+    n, worlds = 16, 4
+    progs = world_programs(n)
+    t = time.monotonic()
+    for w in range(worlds):
+        res = run_world(n, progs, extra=("--force-tcp",))
+        bad = [r for r in res if not r["ok"] or r["rc"]]
+        if bad:
+            return False, "world %d of %d: rank %s: %s" % (
+                w + 1, worlds, bad[0].get("g_device_id"), bad[0].get("error"))
+    return True, "%d worlds of %d ranks in %.1f s" % (worlds, n, time.monotonic() - t)
+
+
 @case("world_forms_again_after_failures")
 def _():
     res = run_world(4, extra=("--barrier",))
