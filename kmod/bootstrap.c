@@ -739,34 +739,19 @@ u32 encd_engine_world_barriers(struct encd_rank *r)
 }
 
 /*
- * The departed rank whose message @node still needs to form, or
- * ENCD_WIRE_NO_RANK: a tree child's signature, the hypercube parent's
- * unique id, the ring predecessor's proof. Only settled departures count
- * (encd_host_settled()): a message of theirs still missing never comes.
+ * A rank of @node's comm whose departure is settled here and that had not
+ * formed this comm when it left (its DEATH lists the comms it had), or
+ * ENCD_WIRE_NO_RANK. Every rank takes part in forming a comm: without that
+ * one it never forms. One that had formed it sent all it owed it.
  */
-static u32 node_needs_departed(struct encd_host *h, struct encd_node *node)
+static u32 node_lost_rank(struct encd_host *h, struct encd_node *node)
 {
-	u32 n = node->rank_n, c;
-	unsigned int i;
+	u32 i;
 
-	if (node->state == ENCD_NODE_VALIDATING && node->check) {
-		for (i = 0; i < 2; i++) {
-			c = encd_tree_child(node->brank, n, i);
-			if (c < n && !(node->children_got & BIT(i)) &&
-			    encd_host_settled(h, node->key[c]))
-				return node->key[c];
-		}
-	}
-	if (node->state <= ENCD_NODE_BROADCASTING && node->brank && !node->uid_got) {
-		c = encd_cube_parent(node->brank, n);
-		if (encd_host_settled(h, node->key[c]))
-			return node->key[c];
-	}
-	if (node->state <= ENCD_NODE_CONNECTING && n > 1 && !node->ring_got) {
-		c = (node->brank + n - 1) % n;
-		if (encd_host_settled(h, node->key[c]))
-			return node->key[c];
-	}
+	for (i = 0; i < node->rank_n; i++)
+		if (encd_host_settled(h, node->key[i]) &&
+		    !encd_host_formed(h, node->key[i], node->tag))
+			return node->key[i];
 	return ENCD_WIRE_NO_RANK;
 }
 
@@ -776,11 +761,12 @@ static u32 node_needs_departed(struct encd_host *h, struct encd_node *node)
  * @h: the node's host; the caller holds its lock
  * @node: the node
  *
- * A group needs only the ranks it still waits for: the others may leave
- * while it forms or its barriers run. Called when a departure settles,
- * when the node starts and when its barrier does (the messages that came
- * early taken first). The world's comm has its own rule
- * (encd_engine_departure()).
+ * A comm still forming fails when a rank of it left before it had formed
+ * it; its barrier, when it waits for a round of a rank that left. Only
+ * settled departures count (encd_host_settled()): all the rank sent has
+ * come. Called when a departure settles, when the node starts and when
+ * its barrier does (the messages that came early taken first). The
+ * world's comm has its own rule (encd_engine_departure()).
  */
 void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
 {
@@ -791,7 +777,7 @@ void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
 	if (node->global || !h->n_departed)
 		return;
 	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_CONNECTING) {
-		gone = node_needs_departed(h, node);
+		gone = node_lost_rank(h, node);
 		if (gone != ENCD_WIRE_NO_RANK) {
 			encd_host_departure_text(text, sizeof(text), gone);
 			node_fail(node, h->departure_err, "%s", text);
@@ -799,6 +785,30 @@ void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
 	}
 	if (node->bar.active && encd_gbarrier_departed(h, node) != ENCD_WIRE_NO_RANK)
 		encd_gbarrier_stop(node, h->departure_err);
+}
+
+static int formed_node(struct encd_node *node, void *arg)
+{
+	struct encd_formed *formed = arg;
+
+	if (!node->global && node->state == ENCD_NODE_READY && formed->n < ENCD_MAX_COMM_N)
+		formed->tags[formed->n++] = node->tag;
+	return 0;
+}
+
+/**
+ * encd_engine_formed() - the replica groups' comms a rank has formed
+ * @r: the rank; the caller holds its host's lock
+ * @formed: out: their tags, for the DEATH of its departure
+ *
+ * At most ENCD_MAX_COMM_N, as many as a program's groups: a rank that
+ * formed more, program after program, lists some of them, and a comm of
+ * it left out may fail elsewhere if it was still forming there.
+ */
+void encd_engine_formed(struct encd_rank *r, struct encd_formed *formed)
+{
+	formed->n = 0;
+	encd_pool_for_each(r, formed_node, formed);
 }
 
 static int depart_node(struct encd_node *node, void *arg)

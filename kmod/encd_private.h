@@ -426,6 +426,7 @@ struct encd_host {
 	 * rank whose departure is settled (all it sent here has come).
 	 */
 	unsigned long *departed;	/* world_size bits, made on the first */
+	struct xarray formed;		/* rank -> its struct encd_formed */
 	unsigned long *settled;		/* world_size bits, a subset */
 	u32 n_departed;
 	u32 departed_barriers;
@@ -683,9 +684,17 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
 					 const char *fmt, ...);
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text);
+/* The tags of the replica groups' comms a departed rank had formed. */
+struct encd_formed {
+	u8 n;
+	u32 tags[ENCD_MAX_COMM_N];
+};
+
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers,
+			  const struct encd_formed *formed, const char *text);
 bool encd_host_departed(struct encd_host *h, u32 index);
 bool encd_host_settled(struct encd_host *h, u32 rank);
+bool encd_host_formed(struct encd_host *h, u32 rank, u32 tag);
 void encd_host_departure_text(char *text, size_t size, u32 rank);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
@@ -735,6 +744,7 @@ void encd_engine_world_failed(struct encd_rank *r);
 u32 encd_engine_world_barriers(struct encd_rank *r);
 void encd_engine_departure(struct encd_rank *r);
 void encd_engine_check_departed(struct encd_host *h, struct encd_node *node);
+void encd_engine_formed(struct encd_rank *r, struct encd_formed *formed);
 void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
 void encd_engine_lbarrier_done(struct encd_node *node);

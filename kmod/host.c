@@ -51,6 +51,8 @@ static void host_release(struct kref *ref)
 {
 	struct encd_host *h = container_of(ref, struct encd_host, ref);
 	struct encd_msg *m, *tmp;
+	struct encd_formed *f;
+	unsigned long id;
 
 	WARN_ON(!list_empty(&h->links));
 	WARN_ON(h->n_ranks);
@@ -59,6 +61,9 @@ static void host_release(struct kref *ref)
 	/* Their links were closed, which took them: nothing is left here. */
 	WARN_ON(!list_empty(&h->pre_table));
 	xa_destroy(&h->ranks);
+	xa_for_each(&h->formed, id, f)
+		kfree(f);
+	xa_destroy(&h->formed);
 	encd_root_free(h->root);
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
@@ -173,7 +178,7 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_failed(r);
 	if (tell)
-		encd_host_tell_death(h, err, rank, ENCD_WIRE_NO_RANK, h->failure);
+		encd_host_tell_death(h, err, rank, ENCD_WIRE_NO_RANK, NULL, h->failure);
 }
 
 /**
@@ -183,13 +188,15 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
  * @rank: who left, or ENCD_WIRE_NO_RANK
  * @barriers: for a departure, the world barriers @rank completed;
  *	ENCD_WIRE_NO_RANK for a failure
+ * @formed: for a departure, the group comms @rank had formed; or NULL
  * @text: why
  *
  * A host tells the root; the root tells every host that joined. A
  * departure also goes on every data link this host sends on, behind what
  * the rank sent there: the link's peer knows of it before the link closes.
  */
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, const char *text)
+void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers,
+			  const struct encd_formed *formed, const char *text)
 {
 	struct encd_wire_death d = {
 		.err = cpu_to_be32(-err),
@@ -197,19 +204,50 @@ void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers, 
 		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
 		.barriers = cpu_to_be32(barriers),
 	};
+	/* The text, then the formed comms' count and tags. */
+	u8 b[ENCD_TEXT_MAX + 1 + sizeof(__be32) * ENCD_MAX_COMM_N];
 	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX), i;
+	__be32 tag;
 
 	lockdep_assert_held(&h->lock);
 	d.text_len = cpu_to_be16(len);
+	memcpy(b, text, len);
+	if (formed) {
+		b[len++] = formed->n;
+		for (i = 0; i < formed->n; i++, len += sizeof(tag)) {
+			tag = cpu_to_be32(formed->tags[i]);
+			memcpy(b + len, &tag, sizeof(tag));
+		}
+	}
 	if (h->root)
-		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
 	else if (h->uplink)
-		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
 	if (barriers == ENCD_WIRE_NO_RANK || !h->hosts)
 		return;
 	for (i = 0; i < h->n_hosts; i++)
 		if (h->hosts[i].out)
-			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), text, len);
+			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), b, len);
+}
+
+/**
+ * encd_host_formed() - whether a departed rank had formed a comm
+ * @h: this host; the caller holds its lock
+ * @rank: a departed rank
+ * @tag: the comm's tag
+ *
+ * Return: true when its departure said it had: it sent all it owed it.
+ */
+bool encd_host_formed(struct encd_host *h, u32 rank, u32 tag)
+{
+	const struct encd_formed *f = xa_load(&h->formed, rank);
+	unsigned int i;
+
+	lockdep_assert_held(&h->lock);
+	for (i = 0; f && i < f->n; i++)
+		if (f->tags[i] == tag)
+			return true;
+	return false;
 }
 
 /**
@@ -272,12 +310,15 @@ bool encd_host_settled(struct encd_host *h, u32 rank)
  * (encd_engine_departure()): the barriers it completed may still be
  * finishing elsewhere, its last messages on their way on a data link,
  * while the news of its leaving overtakes them on the control links.
+ * @formed: the replica groups' comms it had formed
  * @settled: all the rank sent here has come (encd_host_settled()); the
  * news may come twice, through the root and on a data link.
  */
-static void host_depart(struct encd_host *h, u32 rank, u32 barriers, int err, const char *text,
-			bool tell, bool settled)
+static void host_depart(struct encd_host *h, u32 rank, u32 barriers,
+			const struct encd_formed *formed, int err, const char *text, bool tell,
+			bool settled)
 {
+	struct encd_formed *f;
 	struct encd_rank *r;
 	unsigned long id;
 	bool first;
@@ -292,6 +333,14 @@ static void host_depart(struct encd_host *h, u32 rank, u32 barriers, int err, co
 		encd_host_fail_world(h, err, rank, tell, "%s", text);
 		return;
 	}
+	if (formed->n && !xa_load(&h->formed, rank)) {
+		f = kmemdup(formed, sizeof(*formed), GFP_KERNEL_ACCOUNT);
+		if (!f || xa_err(xa_store(&h->formed, rank, f, GFP_KERNEL_ACCOUNT))) {
+			kfree(f);
+			encd_host_fail_world(h, err, rank, tell, "%s", text);
+			return;
+		}
+	}
 	first = !__test_and_set_bit(rank, h->departed);
 	if (first) {
 		if (!h->n_departed++) {
@@ -305,7 +354,7 @@ static void host_depart(struct encd_host *h, u32 rank, u32 barriers, int err, co
 		xa_for_each(&h->ranks, id, r)
 			encd_engine_departure(r);
 	if (first && tell)
-		encd_host_tell_death(h, err, rank, barriers, text);
+		encd_host_tell_death(h, err, rank, barriers, formed, text);
 }
 
 /* Registration */
@@ -477,6 +526,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	get_net(h->wk.net);
 	get_random_bytes(h->id, sizeof(h->id));
 	xa_init(&h->ranks);
+	xa_init(&h->formed);
 	INIT_LIST_HEAD(&h->unsent);
 	INIT_LIST_HEAD(&h->links);
 	INIT_LIST_HEAD(&h->pending);
@@ -586,7 +636,8 @@ void encd_host_shutdown_work(struct work_struct *w)
  * host's world, and the root's through a DEATH that names no rank: the
  * world it was to be part of cannot form without it.
  */
-static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent, u32 barriers)
+static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent, u32 barriers,
+			   const struct encd_formed *formed)
 {
 	char text[ENCD_MSG_MAX];
 
@@ -594,13 +645,13 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 		return;
 	encd_host_departure_text(text, sizeof(text), r->id);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
-		host_depart(h, r->id, barriers, -ECONNABORTED, text, true, true);
+		host_depart(h, r->id, barriers, formed, -ECONNABORTED, text, true, true);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
 	else if (unsent)
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
 	else if (h->state == ENCD_HOST_GATHERING)
-		encd_host_tell_death(h, -ECONNABORTED, r->id, ENCD_WIRE_NO_RANK, text);
+		encd_host_tell_death(h, -ECONNABORTED, r->id, ENCD_WIRE_NO_RANK, NULL, text);
 }
 
 /**
@@ -619,12 +670,14 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 	if (xa_load(&h->ranks, r->id) == r) {
 		bool unsent = !list_empty(&r->unsent);
 		u32 barriers = encd_engine_world_barriers(r);
+		struct encd_formed formed;
 
+		encd_engine_formed(r, &formed);
 		xa_erase(&h->ranks, r->id);
 		h->n_ranks--;
 		list_del_init(&r->unsent);
 		encd_engine_rank_gone(h, r);
-		host_rank_left(h, r, unsent, barriers);
+		host_rank_left(h, r, unsent, barriers, &formed);
 		encd_host_run(h);
 	}
 	last = !h->n_ranks;
@@ -1181,13 +1234,43 @@ static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj
 	return 0;
 }
 
-static void host_on_death(struct encd_host *h, struct encd_link *l,
-			  const struct encd_wire_death *d, u32 len)
+/*
+ * What follows a DEATH's text: nothing, or a departure's formed comms (a
+ * count, then that many tags). Return: 0, or -EPROTO.
+ */
+static int death_formed(const u8 *tail, u32 len, struct encd_formed *formed, char *why,
+			size_t why_len)
+{
+	unsigned int i;
+	__be32 tag;
+
+	formed->n = 0;
+	if (!len)
+		return 0;
+	if (tail[0] > ENCD_MAX_COMM_N || len != 1 + tail[0] * sizeof(tag)) {
+		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text", len);
+		return -EPROTO;
+	}
+	formed->n = tail[0];
+	for (i = 0; i < formed->n; i++) {
+		memcpy(&tag, tail + 1 + i * sizeof(tag), sizeof(tag));
+		formed->tags[i] = be32_to_cpu(tag);
+	}
+	return 0;
+}
+
+static int host_on_death(struct encd_host *h, struct encd_link *l,
+			 const struct encd_wire_death *d, u32 len, char *why, size_t why_len)
 {
 	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
 	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
 	u32 barriers = be32_to_cpu(d->barriers);
 	char text[ENCD_TEXT_MAX + 1];
+	struct encd_formed formed;
+
+	if (death_formed((const u8 *)d->text + tlen, len - sizeof(*d) - tlen, &formed, why,
+			 why_len))
+		return -EPROTO;
 
 	/*
 	 * The root believes a host only about the ranks it registered: one it
@@ -1196,20 +1279,21 @@ static void host_on_death(struct encd_host *h, struct encd_link *l,
 	 */
 	if (h->root && l->purpose == ENCD_LINK_CONTROL && rank != ENCD_WIRE_NO_RANK &&
 	    !encd_root_has(h, l, rank))
-		return;
+		return 0;
 	if (l->purpose == ENCD_LINK_DATA && rank != ENCD_WIRE_NO_RANK &&
 	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != l->peer))
-		return;
+		return 0;
 	sanitize(text, sizeof(text), d->text, tlen);
 	if (err == 0 || err > MAX_ERRNO)
 		err = ECONNABORTED;
 	/* At the root, a host's news goes to every other host. */
 	if (barriers != ENCD_WIRE_NO_RANK && rank < h->wk.world_size &&
 	    h->state == ENCD_HOST_FORMED)
-		host_depart(h, rank, barriers, -(int)err, text, h->root,
+		host_depart(h, rank, barriers, &formed, -(int)err, text, h->root,
 			    l->purpose == ENCD_LINK_DATA);
 	else
 		encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+	return 0;
 }
 
 /*
@@ -1303,7 +1387,7 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 		err = encd_host_take_table(h, buf, len, l, why, why_len);
 		break;
 	case ENCD_WIRE_DEATH:
-		host_on_death(h, l, buf, len);
+		err = host_on_death(h, l, buf, len, why, why_len);
 		break;
 	case ENCD_WIRE_LINK:
 		err = host_on_link(h, l, buf, why, why_len);

@@ -135,6 +135,10 @@ struct encd_wire_reject {
  * A failure of the world, or (barriers other than ENCD_WIRE_NO_RANK) a
  * departure: a rank that left its formed world, having completed that
  * many barriers of the world's comm, which the others may still finish.
+ * A departure's text may be followed by the tags of the replica groups'
+ * comms the rank had formed: a u8 count (at most ENCD_MAX_COMM_N), then
+ * that many __be32; a comm of the rank's still forming elsewhere cannot
+ * form without it unless its tag is there.
  */
 struct encd_wire_death {
 	__be32 err;			/* the positive errno survivors fail with */

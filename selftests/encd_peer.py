@@ -122,12 +122,16 @@ def route(src, dst, tag, attempt):
     return ROUTE.pack(src, dst, tag, attempt)
 
 
-def death_payload(err, rank, host, text, barriers=None):
+def death_payload(err, rank, host, text, barriers=None, formed=None):
     """DEATH: a failure, or with barriers (the world barriers the rank
-    completed) a rank's departure from its formed world."""
+    completed) a rank's departure from its formed world, and with formed
+    the tags of the replica groups' comms it had formed."""
     t = text.encode()[:TEXT_MAX]
-    return struct.pack(">IIIIH", err, rank, host, NO_RANK if barriers is None else barriers,
+    body = struct.pack(">IIIIH", err, rank, host, NO_RANK if barriers is None else barriers,
                        len(t)) + t
+    if formed is not None:
+        body += bytes([len(formed)]) + b"".join(struct.pack(">I", x) for x in formed)
+    return body
 
 
 def reject_payload(err, rank, text):
@@ -995,12 +999,14 @@ class FakeHost:
                 if not j["peer"].dead:
                     self.send_frame(j["peer"], DEATH, payload)
 
-    def tell_death(self, rank, text, err=103, barriers=None):
+    def tell_death(self, rank, text, err=103, barriers=None, formed=None):
         """Says that a rank (or, with rank None, this host) left: DEATH to
         the root, or at the root to every host; with barriers, that the
-        rank departed its formed world having completed that many."""
+        rank departed its formed world having completed that many (and
+        formed the comms of those tags)."""
         body = death_payload(err, NO_RANK if rank is None else rank,
-                             NO_RANK if self.index is None else self.index, text, barriers)
+                             NO_RANK if self.index is None else self.index, text, barriers,
+                             formed)
         if self.is_root:
             for j in self.joined:
                 if not j["peer"].dead:
@@ -1008,11 +1014,12 @@ class FakeHost:
         elif self.uplink:
             self.send_frame(self.uplink, DEATH, body)
 
-    def tell_departure_on_data_link(self, host, rank, text, barriers, err=103):
+    def tell_departure_on_data_link(self, host, rank, text, barriers, formed=(), err=103):
         """Says on the data link to host (opened if need be) that rank
-        departed, as a kernel host does behind its rank's last messages."""
+        departed having formed the comms of those tags, as a kernel host
+        does behind its rank's last messages."""
         self.send_frame(self.data_link(host), DEATH,
-                        death_payload(err, rank, self.index, text, barriers))
+                        death_payload(err, rank, self.index, text, barriers, formed))
 
     # -- the root host --
 

@@ -410,16 +410,16 @@ def a_rank_that_leaves_right_after_a_barrier_does_not_fail_it_for_the_others():
     return True, "the first barrier ended everywhere; the second failed: %s" % ranks[0].error
 
 
-def group_with_a_departing_fake_rank(settle):
+def group_with_a_departing_fake_rank(news):
     """A world of 4 whose ranks 0, 2 and 3 are real and rank 1 is a fake
     host's; then the replica group of all four. The fake rank 1 forms its
-    part of the group, its ring proof to rank 2 held, and says it left.
-    With settle False it says so through the root and then lets the proof
-    go: what it owed the group was on its way, so the group forms. With
-    settle True it says so on its data link to the real ranks' host and
-    never sends the proof: all it sent has come, and rank 2, which still
-    waits for it, fails at once. Returns (ranks, what went wrong or None,
-    seconds from the news to rank 2's end)."""
+    part of the group, its ring proof to rank 2 held, and says it left:
+    news "root": through the root, saying it had formed the group's comm
+    or not (no matter: that news settles nothing), then it lets the proof
+    go; "formed": on its data link to the real ranks' host, that it had
+    formed it, then it lets the proof go; "lost": on that data link, that
+    it had not, and never sends the proof. Returns (ranks, what went wrong
+    or None, seconds from the news to rank 2's end for "lost")."""
     n, root = 4, loopback()
     prog = os.path.join(tempfile.mkdtemp(prefix="peer-faults-"), "group-of-4-%d.json")
     for r in range(n):
@@ -438,16 +438,24 @@ def group_with_a_departing_fake_rank(settle):
         if not f.wait("formed", 30):
             return ranks, "the fake rank 1 never formed the world", None
         f.call(f.hold.__setitem__, "ring", True)
-        f.call(lambda: f.start_node(f.make_node(1, range(n), 1, 1, P.ZERO_SIG)))
+        node = f.make_node(1, range(n), 1, 1, P.ZERO_SIG)
+        f.call(f.start_node, node)
         if not f.wait("node_ready", 30):
             return ranks, "the fake rank 1 never formed its part of the group", None
         t = time.monotonic()
-        if settle:
-            f.call(f.tell_departure_on_data_link, 0, 1, LEFT % (1, 1), 0, errno.ECONNABORTED)
+        if news == "lost":
+            f.call(f.tell_departure_on_data_link, 0, 1, LEFT % (1, 1), 0, (),
+                   errno.ECONNABORTED)
             if not ranks[1].done.wait(FAIL_FAST_S + 1):
-                return ranks, "rank 2 still waits for rank 1's proof, settled as gone", None
-            return ranks, None, time.monotonic() - t
-        f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0)
+                return ranks, "rank 2 still waits for rank 1's proof, which never comes", None
+            took = time.monotonic() - t
+            finish(ranks, 10)
+            return ranks, None, took
+        if news == "root":
+            f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0, ())
+        else:
+            f.call(f.tell_departure_on_data_link, 0, 1, LEFT % (1, 1), 0, (node.tag,),
+                   errno.ECONNABORTED)
         time.sleep(0.5)
         ended = [r for r in ranks if r.done.is_set()]
         if ended:
@@ -461,9 +469,8 @@ def group_with_a_departing_fake_rank(settle):
         stop(ranks)
 
 
-@case
-def a_replica_group_forms_when_a_rank_that_left_had_sent_its_part():
-    ranks, bad, _ = group_with_a_departing_fake_rank(False)
+def group_formed_despite(news):
+    ranks, bad, _ = group_with_a_departing_fake_rank(news)
     if bad:
         return False, bad
     for r in ranks:
@@ -473,17 +480,29 @@ def a_replica_group_forms_when_a_rank_that_left_had_sent_its_part():
 
 
 @case
-def a_replica_group_fails_at_once_when_a_rank_left_without_sending_its_part():
-    ranks, bad, took = group_with_a_departing_fake_rank(True)
+def a_replica_group_forms_when_the_root_tells_of_a_rank_that_left_first():
+    """News through the root can overtake what the rank sent."""
+    return group_formed_despite("root")
+
+
+@case
+def a_replica_group_forms_when_a_rank_left_having_formed_it():
+    """Its DEATH lists the group's comm: it sent all it owed."""
+    return group_formed_despite("formed")
+
+
+@case
+def a_replica_group_fails_at_once_when_a_rank_left_before_forming_it():
+    ranks, bad, took = group_with_a_departing_fake_rank("lost")
     if bad:
         return False, bad
-    r2 = ranks[1]
-    if r2.ok or not r2.error.startswith("enc_init_replica_groups: ") or \
-            LEFT % (1, 1) not in r2.error:
-        return False, "rank 2: %s" % (r2.error or "its group formed")
+    for r in ranks:
+        if r.ok or not r.error.startswith("enc_init_replica_groups: ") or \
+                LEFT % (1, 1) not in r.error:
+            return False, "rank %d: %s" % (r.gid, r.error or "its group formed")
     if took > FAIL_FAST_S:
         return False, "rank 2 failed %.2f s after the news" % took
-    return True, "rank 2 failed after %.2f s: %s" % (took, r2.error)
+    return True, "rank 2 failed after %.2f s: %s" % (took, ranks[1].error)
 
 
 def closed_within(sock, seconds):
