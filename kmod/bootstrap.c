@@ -776,7 +776,7 @@ void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
 	lockdep_assert_held(&h->lock);
 	if (node->global || !h->n_departed)
 		return;
-	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_CONNECTING) {
+	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_BARRIER) {
 		gone = node_lost_rank(h, node);
 		if (gone != ENCD_WIRE_NO_RANK) {
 			encd_host_departure_text(text, sizeof(text), gone);
