@@ -1069,9 +1069,11 @@ static void listener_data_ready(struct sock *sk)
 	struct encd_listener *ls;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ls = sk->sk_user_data;
+	rcu_read_lock();
+	ls = rcu_dereference_sk_user_data(sk);
 	if (ls)
 		queue_work(encd_wq, &ls->accept_work);
+	rcu_read_unlock();
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -1173,7 +1175,12 @@ int encd_listener_start(struct encd_host *h, const struct sockaddr_storage *addr
 	sk = sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
 	ls->saved_data_ready = sk->sk_data_ready;
-	sk->sk_user_data = ls;
+	/*
+	 * Not copied to the connections it accepts: they inherit this
+	 * callback, and one the listener never took (its handshake done as
+	 * the listener stops, then orphaned) may get data after it is freed.
+	 */
+	__rcu_assign_sk_user_data_with_flags(sk, ls, SK_USER_DATA_NOCOPY);
 	sk->sk_data_ready = listener_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	h->listener = ls;
@@ -1195,7 +1202,7 @@ void encd_listener_stop(struct encd_listener *ls)
 	WRITE_ONCE(ls->dead, true);
 	sk = ls->sock->sk;
 	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
+	rcu_assign_sk_user_data(sk, NULL);
 	sk->sk_data_ready = ls->saved_data_ready;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cancel_work_sync(&ls->accept_work);
