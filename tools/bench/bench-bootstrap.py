@@ -307,7 +307,7 @@ def main():
             if w.error:
                 print("# warm%s: %s" % (" --force-tcp" if force else "", w.error))
                 continue
-            vals.append(warm_vb_ms(w))
+            vals.append(warm_vb_ms(w, n))
         vals = [v for v in vals if v is not None]
         warm[force] = vals
         m = med(vals)
