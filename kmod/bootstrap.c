@@ -826,9 +826,9 @@ static int depart_node(struct encd_node *node, void *arg)
  * encd_engine_departure() - a rank left the formed world: what needs it fails
  * @r: a rank of this host; the caller holds its host's lock
  *
- * A replica group's comm still forming, and its barrier, fail when they
- * wait for a message of the rank that will never come
- * (encd_engine_check_departed()); the world's comm still forming here does
+ * A replica group's comm still forming fails when the rank had not formed
+ * it, its barrier when it waits for a round of the rank that will never
+ * come (encd_engine_check_departed()); the world's comm still forming here does
  * not (the departed rank formed it: it sent all it owed), and its barrier
  * fails only past the barriers every departed rank completed: the messages
  * of those are sent. Local barriers fail when a rank of theirs leaves

@@ -421,9 +421,10 @@ struct encd_host {
 	/*
 	 * Departures: ranks that left the formed world (host.c). An
 	 * operation fails on one only if it needs the rank: a barrier of the
-	 * world's comm past the fewest any departed rank completed; a
-	 * replica group's comm or barrier still awaiting a message of a
-	 * rank whose departure is settled (all it sent here has come).
+	 * world's comm past the fewest any departed rank completed; once a
+	 * departure is settled (all the rank sent here has come), a replica
+	 * group's comm still forming that the rank had not formed, and a
+	 * group barrier still awaiting a round of it.
 	 */
 	unsigned long *departed;	/* world_size bits, made on the first */
 	struct xarray formed;		/* rank -> its struct encd_formed */

@@ -559,7 +559,8 @@ static void link_send_queue(struct encd_link *l, bool last)
 			 * first, then judges the link (link_step()).
 			 */
 			l->tx_err_type = f->data[5];
-			WRITE_ONCE(l->tx_err, n);
+			/* Pairs with link_step()'s: the type is read after. */
+			smp_store_release(&l->tx_err, n);
 			if (!last)
 				mod_delayed_work(encd_wq, &l->work, 0);
 			return;
@@ -983,8 +984,9 @@ static void link_step(struct encd_link *l)
 	err = link_receive(l, why, sizeof(why));
 	if (err > 0)
 		return;
-	if (!err && READ_ONCE(l->tx_err)) {
-		err = READ_ONCE(l->tx_err);
+	/* Pairs with link_send_queue()'s release: tx_err_type is set. */
+	if (!err && smp_load_acquire(&l->tx_err)) {
+		err = l->tx_err;
 		link_failed(l, err, "sending %s: %s", encd_wire_type_name(l->tx_err_type),
 			    encd_errno_name(err));
 		return;

@@ -747,8 +747,9 @@ static int barrier_enter(struct encd_ucmd *ucmd, struct encd_rank *r, struct enc
 	if (!err && group) {
 		encd_gbarrier_start(h, node);
 		encd_engine_check_departed(h, node);
-	} else if (!err)
+	} else if (!err) {
 		encd_lbarrier_arrive(node);
+	}
 	encd_host_run(h);
 	mutex_unlock(&h->lock);
 	return err;
