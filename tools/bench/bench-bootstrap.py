@@ -173,12 +173,18 @@ def end_ns(p):
     return p["start_ns"] + (p["duration_ns"] or 0)
 
 
+def world_nodes(w):
+    """The world's node of every rank (the global comm's own node): it holds
+    the world's phases; the gcomm's own list is for its later phases."""
+    return [node for g in w.gcomms for node in g.get("nodes", []) if node.get("global")]
+
+
 def formation_ms(w):
     """First rank's rendezvous start to the last rank's end of the world's
     last phase, from the kernel's timestamps (one clock in the VM)."""
     starts, ends = [], []
-    for g in w.gcomms:
-        ph = phases(g.get("phases", []))
+    for node in world_nodes(w):
+        ph = phases(node.get("phases", []))
         if "rendezvous" not in ph:
             continue
         starts.append(ph["rendezvous"]["start_ns"])
@@ -202,7 +208,7 @@ def vb_ms(nodes):
 
 
 def world_vb_ms(w):
-    return vb_ms([{"phases": g.get("phases", [])} for g in w.gcomms])
+    return vb_ms(world_nodes(w))
 
 
 def warm_vb_ms(w, n):

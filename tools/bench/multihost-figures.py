@@ -54,8 +54,11 @@ def main():
             for i in range(vms)]
     comms = rows[0][2]
     starts, ends, vstart, bend = [], [], [], []
-    for g in comms:
-        ph = phase_map(g.get("phases", []))
+    # The world's phases are on each rank's world node (the gcomm's node
+    # marked global); the gcomm's own list holds only its later phases.
+    world = [node for g in comms for node in g.get("nodes", []) if node.get("global")]
+    for node in world:
+        ph = phase_map(node.get("phases", []))
         if "rendezvous" not in ph:
             continue
         starts.append(ph["rendezvous"]["start_ns"])
