@@ -55,7 +55,7 @@ ko=$top/build/$kver/kmod/encd.ko
 encctl=$top/build/tools/encctl
 [ -r "$ko" ] && [ -x "$encctl" ] || { echo "build first: make KVER=$kver" >&2; exit 1; }
 
-out=$top/build/$kver/multihost${bench:+-bench}
+out=$top/build/$kver/multihost-$vms${bench:+-bench}
 rm -rf "$out"
 mkdir -p "$out"
 n=$((vms * per))

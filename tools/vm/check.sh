@@ -7,14 +7,15 @@
 # on the program that was running), to their count.
 #
 #   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
-#            [--selftests DIR] [--allow-skip NAME]... [--multihost] [--install]
+#            [--selftests DIR] [--allow-skip NAME]... [--multihost VMS]...
+#            [--install]
 #            [run.sh options] -- [NAME]...
 #
 # --allow-skip names a program whose tests may skip in this lane (the lane's
-# list; any other skip fails it). --multihost also forms one world across two
-# VMs (multihost-bootstrap.sh). --install also builds the Debian packages and
-# installs them in a VM of their own, where DKMS builds the module
-# (tools/pkg/install-test.sh).
+# list; any other skip fails it). --multihost also forms one world across VMS
+# VMs (multihost-bootstrap.sh), once per --multihost given. --install also
+# builds the Debian packages and installs them in a VM of their own, where
+# DKMS builds the module (tools/pkg/install-test.sh).
 #
 # The last line printed is "N passed, N failed[, N skipped]"; the exit
 # status is 0 only when nothing failed and something ran.
@@ -25,11 +26,11 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-build='' multihost='' install='' runner_args=() vm_args=() allowed=()
+build='' multihost=() install='' runner_args=() vm_args=() allowed=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
-	--multihost) multihost=1; shift ;;
+	--multihost) multihost+=("$2"); shift 2 ;;
 	--install) install=1; shift ;;
 	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
 	--allow-skip) runner_args+=(--allow-skip "$2"); allowed+=("$2"); shift 2 ;;
@@ -103,9 +104,11 @@ extra_test() {
 	fi
 }
 
-# Hosts that share no kernel: one world across two VMs on a virtual network.
-[ -z "$multihost" ] ||
-	extra_test "multi-host test" "$here/../multihost-bootstrap.sh" --kver "$(basename "$build")"
+# Hosts that share no kernel: one world across VMs on a virtual network.
+for vms in "${multihost[@]}"; do
+	extra_test "multi-host test ($vms VMs)" "$here/../multihost-bootstrap.sh" \
+		--kver "$(basename "$build")" --vms "$vms"
+done
 # The packages, installed where DKMS builds the module for this kernel.
 [ -z "$install" ] ||
 	extra_test "install test" "$here/../pkg/install-test.sh" --kver "$(basename "$build")"

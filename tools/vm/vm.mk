@@ -27,12 +27,14 @@ VM_DEBUG_TIMEOUT ?= 3600
 # those four to skip, the debug lane allows nothing to.
 VM_ALLOW_SKIP := bootstrap_failnth_test failnth_test program_failnth_test socket_failnth_test
 VM_DEBUG_ALLOW_SKIP :=
-# The install test (tools/pkg/install-test.sh: the packages, DKMS building
-# the module inside a VM) takes some 13 minutes under TCG, most of it the
-# DKMS build, more than the three lanes' budget leaves: it is
-# `make check-install [KVER=6.12]`, or a lane's step with
-# VM_INSTALL=--install.
-VM_INSTALL ?=
+# Each Debian lane ends with the install test (tools/pkg/install-test.sh:
+# the packages, DKMS building the module inside a VM for the lane's
+# kernel), unless TESTS picks programs; VM_INSTALL= leaves it out, and
+# `make check-install [KVER=6.12]` runs it alone.
+VM_INSTALL ?= --install
+# The worlds across VMs each Debian lane forms (unless TESTS picks
+# programs): one of 2 VMs and one of 4, each VM a host of 4 ranks.
+VM_MULTIHOST ?= 2 4
 # A KVER given on the command line ("6.12") reaches here as given: the lanes
 # need the installed version's full name.
 VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
@@ -48,7 +50,7 @@ vm-kver:
 vm-check: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
-		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,--multihost $(VM_INSTALL)) \
+		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,$(foreach v,$(VM_MULTIHOST),--multihost $(v)) $(VM_INSTALL)) \
 		$(foreach t,$(VM_ALLOW_SKIP),--allow-skip $(t)) \
 		--mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
