@@ -1321,7 +1321,7 @@ class FakeHost:
     def _node_ready(self, node):
         if not node.world:
             self.event("node_ready", rank=node.rank, tag=node.tag)
-        if node.world:
+        else:
             self.n_ready += 1
             if self.n_ready == len(self.ranks):
                 self.formed = True

@@ -74,8 +74,8 @@ def run_encd(a, n, rep, force_tcp, progs):
     wall = time.monotonic() - t0
     ranks = json_lines(p.stdout)
     if p.returncode or len(ranks) != n:
-        report(impl, n, rep, None, None, None, None, "exit %d, %d of %d ranks: %s" % (
-            p.returncode, len(ranks), n, failed_ranks(ranks, p.stderr)))
+        report(impl, n, rep, None, None, None, None,
+               launch_failure(p.returncode, ranks, n, failed_ranks(ranks, p.stderr)))
         return
     formation = max(r["phases"]["setup"] for r in ranks) / 1e3
     exchange = max(r["phases"]["validate"] + r["phases"]["broadcast"] for r in ranks) / 1e3
@@ -86,12 +86,18 @@ def run_encd(a, n, rep, force_tcp, progs):
     ranks = json_lines(p.stdout)
     if p.returncode or len(ranks) != n:
         report(impl, n, rep, wall, formation, exchange, None,
-               "the warm world: exit %d, %d of %d ranks: %s" % (
-                   p.returncode, len(ranks), n, failed_ranks(ranks, p.stderr)))
+               "the warm world: " +
+               launch_failure(p.returncode, ranks, n, failed_ranks(ranks, p.stderr)))
         return
     warm = max(g["validate"] + g["broadcast"] for r in ranks for g in r["group_comms"]
                if g["group_id"] == 5) / 1e3
     report(impl, n, rep, wall, formation, exchange, warm)
+
+
+def launch_failure(rc, ranks, n, why):
+    """One sentence for a launch that failed: its exit status, how many of
+    its ranks reported, and why."""
+    return "exit %s, %d of %d ranks: %s" % (rc, len(ranks), n, why)
 
 
 def failed_ranks(ranks, stderr):
@@ -106,7 +112,7 @@ def peer_figures(impl, n, rep, wall, rc, stdout, stderr):
     ranks = json_lines(stdout)
     if rc or len(ranks) != n:
         report(impl, n, rep, None, None, None, None,
-               "exit %s, %d of %d ranks: %s" % (rc, len(ranks), n, (stdout + stderr)[-300:]))
+               launch_failure(rc, ranks, n, (stdout + stderr)[-300:]))
         return
     report(impl, n, rep, wall, max(r["init_us"] for r in ranks) / 1e3,
            max(r["exchange_us"] for r in ranks) / 1e3, max(r["warm_us"] for r in ranks) / 1e3)
