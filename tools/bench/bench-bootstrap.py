@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from world_phases import formation_ms, vb_ms, world_nodes
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 WORLD_TIMEOUT_MS = 180000
@@ -165,50 +167,12 @@ def run_world(a, n, hosts, port, force_tcp=False, programs=None, snapshot=True):
     return w
 
 
-def phases(entries):
-    return {p["phase"]: p for p in entries}
-
-
-def end_ns(p):
-    return p["start_ns"] + (p["duration_ns"] or 0)
-
-
-def world_nodes(w):
-    """The world's node of every rank (the global comm's own node): it holds
-    the world's phases; the gcomm's own list is for its later phases."""
-    return [node for g in w.gcomms for node in g.get("nodes", []) if node.get("global")]
-
-
-def formation_ms(w):
-    """First rank's rendezvous start to the last rank's end of the world's
-    last phase, from the kernel's timestamps (one clock in the VM)."""
-    starts, ends = [], []
-    for node in world_nodes(w):
-        ph = phases(node.get("phases", []))
-        if "rendezvous" not in ph:
-            continue
-        starts.append(ph["rendezvous"]["start_ns"])
-        ends.append(max(end_ns(p) for p in ph.values()))
-    if not starts:
-        return None
-    return (max(ends) - min(starts)) / 1e6
-
-
-def vb_ms(nodes):
-    """Last rank's start of validation to the last rank's end of the
-    broadcast, over the nodes given (one per rank)."""
-    st, en = [], []
-    for node in nodes:
-        ph = phases(node.get("phases", []))
-        if "validate" not in ph or "broadcast" not in ph:
-            return None
-        st.append(ph["validate"]["start_ns"])
-        en.append(end_ns(ph["broadcast"]))
-    return (max(en) - max(st)) / 1e6 if st else None
+def world_formation_ms(w):
+    return formation_ms(world_nodes(w.gcomms))
 
 
 def world_vb_ms(w):
-    return vb_ms(world_nodes(w))
+    return vb_ms(world_nodes(w.gcomms))
 
 
 def warm_vb_ms(w, n):
@@ -287,7 +251,7 @@ def main():
                 if w.error:
                     print("# N=%d%s: %s" % (n, " --force-tcp" if force else "", w.error))
             ok = [w for w in runs if not w.error]
-            row[force] = (med(w.wall for w in ok), med(formation_ms(w) for w in ok),
+            row[force] = (med(w.wall for w in ok), med(world_formation_ms(w) for w in ok),
                           med(world_vb_ms(w) for w in ok))
         one_host[n] = row
         print("%5d | %s %s %s | %s %s %s" % (
@@ -345,9 +309,10 @@ def main():
             continue
         per = [host_bytes(w.by_netns["bh%d" % h]) for h in range(hc)]
         ctl = w.bytes["bh0"].get(p, 0)
-        multi[n] = (hc, per[0], w.wall, formation_ms(w))
+        formation = world_formation_ms(w)
+        multi[n] = (hc, per[0], w.wall, formation)
         print("%5d %4d | %s %s | %10d %10d %10.0f %10d %8.1f" % (
-            n, hc, fmt(w.wall, "%.2f"), fmt(formation_ms(w), "%.1f", 10), per[0], ctl,
+            n, hc, fmt(w.wall, "%.2f"), fmt(formation, "%.1f", 10), per[0], ctl,
             statistics.mean(per), max(per), per[0] / n))
         sys.stdout.flush()
 

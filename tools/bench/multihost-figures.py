@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from world_phases import formation_ms, vb_ms, world_nodes
+
 
 def vm_figures(path, root_port):
     sent = ctl = 0
@@ -43,36 +45,22 @@ def vm_figures(path, root_port):
     return (max(counted) if counted else sent), ctl, comms, ranks
 
 
-def phase_map(entries):
-    return {p["phase"]: p for p in entries}
-
-
 def main():
     out, vms, per, root_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     n = vms * per
     rows = [vm_figures(os.path.join(out, "vm%d" % i, "output.log"), root_port)
             for i in range(vms)]
     comms = rows[0][2]
-    starts, ends, vstart, bend = [], [], [], []
-    # The world's phases are on each rank's world node (the gcomm's node
-    # marked global); the gcomm's own list holds only its later phases.
-    world = [node for g in comms for node in g.get("nodes", []) if node.get("global")]
-    for node in world:
-        ph = phase_map(node.get("phases", []))
-        if "rendezvous" not in ph:
-            continue
-        starts.append(ph["rendezvous"]["start_ns"])
-        ends.append(max(p["start_ns"] + (p["duration_ns"] or 0) for p in ph.values()))
-        if "validate" in ph and "broadcast" in ph:
-            vstart.append(ph["validate"]["start_ns"])
-            bend.append(ph["broadcast"]["start_ns"] + (ph["broadcast"]["duration_ns"] or 0))
+    # The world's phases are on each rank's world node.
+    world = world_nodes(comms)
+    formation, vb = formation_ms(world), vb_ms(world)
     print("%d ranks on %d VMs (%d each), one host agent per VM" % (n, vms, per))
-    if starts:
+    if formation is not None:
         print("formation on the root VM's clock: %.1f ms (its first rank's rendezvous start to "
-              "its last rank's end)" % ((max(ends) - min(starts)) / 1e6))
-    if vstart:
+              "its last rank's end)" % formation)
+    if vb is not None:
         print("root VM: last rank's start of validation to last rank's end of broadcast: "
-              "%.2f ms" % ((max(bend) - max(vstart)) / 1e6))
+              "%.2f ms" % vb)
     print("bytes sent by each VM's host agent (whole frames, every link; the kernel's count):")
     for i, (sent, ctl, _, ranks) in enumerate(rows):
         print("  vm%d%s: %9d bytes%s, %d ranks ok" % (
