@@ -203,7 +203,6 @@ step_install() {
 	done
 	dkms status -m encd -k "$kver" | grep -q ": installed" ||
 		{ echo "dkms has not installed encd for $kver:"; dkms status; return 1; }
-	echo "DKMS's encd.ko: $(stat -c %s "$(modinfo -n encd)") bytes"
 }
 
 step_modprobe() {
