@@ -237,26 +237,20 @@ void encd_gbarrier_stop(struct encd_node *node, int err)
 }
 
 /**
- * encd_gbarrier_departed() - a departed rank a group barrier waits for
- * @h: the node's host; the caller holds its lock
- * @node: the node
+ * encd_node_completed() - the barriers of a formed comm a rank completed
+ * @node: the rank's node; the caller holds its host's lock
+ * @barriers: out: those it started, less one it is in or gave up
  *
- * Return: the global device id of a rank whose departure is settled here
- * (encd_host_settled()) and whose round of the current barrier has not
- * come, or ENCD_WIRE_NO_RANK.
+ * Return: whether the node's comm formed; @barriers is 0 when not.
  */
-u32 encd_gbarrier_departed(struct encd_host *h, struct encd_node *node)
+bool encd_node_completed(struct encd_node *node, u32 *barriers)
 {
-	u32 rounds = encd_ceil_log2(node->rank_n), k, src;
-
-	for (k = node->bar.round; k < rounds; k++) {
-		if (node->bar.got & BIT_ULL(k))
-			continue;
-		src = node->key[encd_dissem_from(node->brank, node->rank_n, k)];
-		if (encd_host_settled(h, src))
-			return src;
-	}
-	return ENCD_WIRE_NO_RANK;
+	lockdep_assert_held(&node->rank->host->lock);
+	*barriers = 0;
+	if (node->state != ENCD_NODE_READY)
+		return false;
+	*barriers = encd_barriers_completed(node->bar.epoch, node->bar.active || node->bar.err);
+	return true;
 }
 
 /**

@@ -722,120 +722,50 @@ void encd_engine_world_failed(struct encd_rank *r)
 	wake_up_all(&r->wq);
 }
 
-/**
- * encd_engine_world_barriers() - the world barriers a rank completed
- * @r: the rank; the caller holds its host's lock
- *
- * Return: the barriers of its world's comm it finished (one it is in, or
- * gave up, is not one of them).
- */
-u32 encd_engine_world_barriers(struct encd_rank *r)
-{
-	struct encd_node *node = r->global_node;
-
-	if (!node || node->state != ENCD_NODE_READY)
-		return 0;
-	return node->bar.epoch - (node->bar.active || node->bar.err ? 1 : 0);
-}
-
 /*
- * A rank of @node's comm whose departure is settled here and that had not
- * formed this comm when it left (its DEATH lists the comms it had), or
- * ENCD_WIRE_NO_RANK. Every rank takes part in forming a comm: without that
- * one it never forms. One that had formed it sent all it owed it.
+ * Fails what @node waits for that a departure blocks (departure.c
+ * decides): its comm still forming, or the barrier under way.
  */
-static u32 node_lost_rank(struct encd_host *h, struct encd_node *node)
-{
-	u32 i;
-
-	for (i = 0; i < node->rank_n; i++)
-		if (encd_host_settled(h, node->key[i]) &&
-		    !encd_host_formed(h, node->key[i], node->tag))
-			return node->key[i];
-	return ENCD_WIRE_NO_RANK;
-}
-
-/**
- * encd_engine_check_departed() - fails what of a replica group's node
- *	waits for a rank that left
- * @h: the node's host; the caller holds its lock
- * @node: the node
- *
- * A comm still forming fails when a rank of it left before it had formed
- * it; its barrier, when it waits for a round of a rank that left. Only
- * settled departures count (encd_host_settled()): all the rank sent has
- * come. Called when a departure settles, when the node starts and when
- * its barrier does (the messages that came early taken first). The
- * world's comm has its own rule (encd_engine_departure()).
- */
-void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
-{
-	char text[ENCD_MSG_MAX];
-	u32 gone;
-
-	lockdep_assert_held(&h->lock);
-	if (node->global || !h->n_departed)
-		return;
-	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_BARRIER) {
-		gone = node_lost_rank(h, node);
-		if (gone != ENCD_WIRE_NO_RANK) {
-			encd_host_departure_text(text, sizeof(text), gone);
-			node_fail(node, h->departure_err, "%s", text);
-		}
-	}
-	if (node->bar.active && encd_gbarrier_departed(h, node) != ENCD_WIRE_NO_RANK)
-		encd_gbarrier_stop(node, h->departure_err);
-}
-
-static int formed_node(struct encd_node *node, void *arg)
-{
-	struct encd_formed *formed = arg;
-
-	if (!node->global && node->state == ENCD_NODE_READY && formed->n < ENCD_MAX_COMM_N)
-		formed->tags[formed->n++] = node->tag;
-	return 0;
-}
-
-/**
- * encd_engine_formed() - the replica groups' comms a rank has formed
- * @r: the rank; the caller holds its host's lock
- * @formed: out: their tags, for the DEATH of its departure
- *
- * At most ENCD_MAX_COMM_N, as many as a program's groups: a rank that
- * formed more, program after program, lists some of them, and a comm of
- * it left out may fail elsewhere if it was still forming there.
- */
-void encd_engine_formed(struct encd_rank *r, struct encd_formed *formed)
-{
-	formed->n = 0;
-	encd_pool_for_each(r, formed_node, formed);
-}
-
 static int depart_node(struct encd_node *node, void *arg)
 {
 	struct encd_host *h = node->rank->host;
+	char text[ENCD_MSG_MAX];
+	int err;
 
-	/* A rank whose world formed has sent all it owed the world's node. */
-	if (node->global && node->bar.epoch > h->departed_barriers)
-		encd_gbarrier_stop(node, h->departure_err);
-	encd_engine_check_departed(h, node);
+	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_BARRIER &&
+	    encd_departure_blocker(h, node, ENCD_WAIT_FORMING, 0, &err, text, sizeof(text)))
+		node_fail(node, err, "%s", text);
+	if (node->bar.active &&
+	    encd_departure_blocker(h, node, ENCD_WAIT_BARRIER, node->bar.epoch, &err, text,
+				   sizeof(text)))
+		encd_gbarrier_stop(node, err);
 	return 0;
 }
 
 /**
- * encd_engine_departure() - a rank left the formed world: what needs it fails
+ * encd_engine_check_departed() - fails what of a node waits for a rank that left
+ * @h: the node's host; the caller holds its lock
+ * @node: the node
+ *
+ * Called when the node starts and when its barrier does (the messages that
+ * came early taken first); encd_engine_departure() when news comes.
+ */
+void encd_engine_check_departed(struct encd_host *h, struct encd_node *node)
+{
+	lockdep_assert_held(&h->lock);
+	depart_node(node, NULL);
+}
+
+/**
+ * encd_engine_departure() - news of a departure: what it blocks fails
  * @r: a rank of this host; the caller holds its host's lock
  *
- * A replica group's comm still forming fails when the rank had not formed
- * it, its barrier when it waits for a round of the rank that will never
- * come (encd_engine_check_departed()); the world's comm still forming here does
- * not (the departed rank formed it: it sent all it owed), and its barrier
- * fails only past the barriers every departed rank completed: the messages
- * of those are sent. Local barriers fail when a rank of theirs leaves
- * (encd_lbarrier_leave()).
+ * Its nodes ask departure.c; local barriers fail when a rank of theirs
+ * leaves (encd_lbarrier_leave()).
  */
 void encd_engine_departure(struct encd_rank *r)
 {
+	lockdep_assert_held(&r->host->lock);
 	encd_pool_for_each(r, depart_node, NULL);
 	wake_up_all(&r->wq);
 }

@@ -63,6 +63,7 @@
 #include <linux/xarray.h>
 #include <linux/encd.h>
 
+#include "rules.h"
 #include "wire.h"
 
 struct encd_rank;
@@ -365,6 +366,18 @@ enum encd_host_state {
 	ENCD_HOST_DEAD,			/* no ranks left, shutting down */
 };
 
+/*
+ * The ranks that left a host's formed world (departure.c), under the host's
+ * lock.
+ */
+struct encd_departures {
+	struct xarray ranks;		/* rank -> its struct encd_departed */
+	u32 n;
+	u32 first_rank;			/* the first heard of, for local barriers */
+	u32 world_barriers;		/* the fewest world barriers one completed */
+	u32 world_rank;			/* which one, for the world's barrier */
+};
+
 /* One other host of a formed world, by its index in the table. */
 struct encd_peer_host {
 	struct sockaddr_storage addr;	/* its listener */
@@ -418,21 +431,8 @@ struct encd_host {
 	struct list_head local_q;	/* local deliveries to run */
 	struct list_head pre_table;	/* messages that came before the table */
 
-	/*
-	 * Departures: ranks that left the formed world (host.c). An
-	 * operation fails on one only if it needs the rank: a barrier of the
-	 * world's comm past the fewest any departed rank completed; once a
-	 * departure is settled (all the rank sent here has come), a replica
-	 * group's comm still forming that the rank had not formed, and a
-	 * group barrier still awaiting a round of it.
-	 */
-	unsigned long *departed;	/* world_size bits, made on the first */
-	struct xarray formed;		/* rank -> its struct encd_formed */
-	unsigned long *settled;		/* world_size bits, a subset */
-	u32 n_departed;
-	u32 departed_barriers;
-	int departure_err;
-	char departure[ENCD_MSG_MAX];	/* the first one's sentence */
+	/* Ranks that left the formed world (departure.c). */
+	struct encd_departures dep;
 };
 
 /*
@@ -685,18 +685,6 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
 					 const char *fmt, ...);
-/* The tags of the replica groups' comms a departed rank had formed. */
-struct encd_formed {
-	u8 n;
-	u32 tags[ENCD_MAX_COMM_N];
-};
-
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers,
-			  const struct encd_formed *formed, const char *text);
-bool encd_host_departed(struct encd_host *h, u32 index);
-bool encd_host_settled(struct encd_host *h, u32 rank);
-bool encd_host_formed(struct encd_host *h, u32 rank, u32 tag);
-void encd_host_departure_text(char *text, size_t size, u32 rank);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
 int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
@@ -711,6 +699,28 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 		    char *why, size_t why_len);
 void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
 void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
+
+/* departure.c */
+/* The replica groups' comms a leaving rank formed, for its DEATH. */
+struct encd_departure_list {
+	struct encd_wire_departed_comm *comms;
+	u32 n, size;
+	int err;			/* they could not be listed */
+};
+
+void encd_departures_init(struct encd_departures *d);
+void encd_departures_destroy(struct encd_departures *d);
+void encd_departure_text(char *text, size_t size, u32 rank);
+bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum encd_wait what,
+			    u32 barrier, int *err, char *text, size_t size);
+bool encd_departure_host_left(struct encd_host *h, u32 index);
+u32 encd_departure_collect(struct encd_rank *r, struct encd_departure_list *l);
+void encd_departure_list_free(struct encd_departure_list *l);
+void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
+			  const struct encd_departure_list *l);
+int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
+			   const struct encd_wire_death *d, u32 len, u32 tlen, const char *text,
+			   char *why, size_t why_len);
 
 /* root.c */
 struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
@@ -742,10 +752,8 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 			    bool check);
 void encd_engine_world_start(struct encd_rank *r);
 void encd_engine_world_failed(struct encd_rank *r);
-u32 encd_engine_world_barriers(struct encd_rank *r);
 void encd_engine_departure(struct encd_rank *r);
 void encd_engine_check_departed(struct encd_host *h, struct encd_node *node);
-void encd_engine_formed(struct encd_rank *r, struct encd_formed *formed);
 void encd_engine_rank_gone(struct encd_host *h, struct encd_rank *r);
 void encd_engine_link_gone(struct encd_host *h, struct encd_link *l);
 void encd_engine_lbarrier_done(struct encd_node *node);
@@ -760,7 +768,7 @@ void encd_lbarrier_arrive(struct encd_node *node);
 void encd_lbarrier_counts(struct encd_node *node, u32 *arrived, u32 *n);
 void encd_gbarrier_start(struct encd_host *h, struct encd_node *node);
 void encd_gbarrier_stop(struct encd_node *node, int err);
-u32 encd_gbarrier_departed(struct encd_host *h, struct encd_node *node);
+bool encd_node_completed(struct encd_node *node, u32 *barriers);
 int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, const void *body,
 			  char *why, size_t why_len);
 void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size);

@@ -51,8 +51,6 @@ static void host_release(struct kref *ref)
 {
 	struct encd_host *h = container_of(ref, struct encd_host, ref);
 	struct encd_msg *m, *tmp;
-	struct encd_formed *f;
-	unsigned long id;
 
 	WARN_ON(!list_empty(&h->links));
 	WARN_ON(h->n_ranks);
@@ -61,14 +59,10 @@ static void host_release(struct kref *ref)
 	/* Their links were closed, which took them: nothing is left here. */
 	WARN_ON(!list_empty(&h->pre_table));
 	xa_destroy(&h->ranks);
-	xa_for_each(&h->formed, id, f)
-		kfree(f);
-	xa_destroy(&h->formed);
+	encd_departures_destroy(&h->dep);
 	encd_root_free(h->root);
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
-	bitmap_free(h->departed);
-	bitmap_free(h->settled);
 	if (h->world)
 		crypto_free_shash(h->world);
 	memzero_explicit(&h->wk.key, sizeof(h->wk.key));
@@ -147,6 +141,28 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 		scnprintf(buf, size, "a host");
 }
 
+/*
+ * Tells the rest of the world that it failed, as @err, because of @rank
+ * (or ENCD_WIRE_NO_RANK): a host tells the root; the root tells every host
+ * that joined.
+ */
+static void host_tell_failure(struct encd_host *h, int err, u32 rank, const char *text)
+{
+	struct encd_wire_death d = {
+		.err = cpu_to_be32(-err),
+		.rank = cpu_to_be32(rank),
+		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
+		.barriers = cpu_to_be32(ENCD_WIRE_NO_RANK),
+	};
+	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX);
+
+	d.text_len = cpu_to_be16(len);
+	if (h->root)
+		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+	else if (h->uplink)
+		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+}
+
 /**
  * encd_host_fail_world() - the world failed: every local rank fails
  * @h: this host; the caller holds its lock
@@ -178,183 +194,7 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_failed(r);
 	if (tell)
-		encd_host_tell_death(h, err, rank, ENCD_WIRE_NO_RANK, NULL, h->failure);
-}
-
-/**
- * encd_host_tell_death() - tells the rest of the world that it failed
- * @h: this host; the caller holds its lock
- * @err: the negative errno
- * @rank: who left, or ENCD_WIRE_NO_RANK
- * @barriers: for a departure, the world barriers @rank completed;
- *	ENCD_WIRE_NO_RANK for a failure
- * @formed: for a departure, the group comms @rank had formed; or NULL
- * @text: why
- *
- * A host tells the root; the root tells every host that joined. A
- * departure also goes on every data link this host sends on, behind what
- * the rank sent there: the link's peer knows of it before the link closes.
- */
-void encd_host_tell_death(struct encd_host *h, int err, u32 rank, u32 barriers,
-			  const struct encd_formed *formed, const char *text)
-{
-	struct encd_wire_death d = {
-		.err = cpu_to_be32(-err),
-		.rank = cpu_to_be32(rank),
-		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
-		.barriers = cpu_to_be32(barriers),
-	};
-	/* The text, then the formed comms' count and tags. */
-	u8 b[ENCD_TEXT_MAX + 1 + sizeof(__be32) * ENCD_MAX_COMM_N];
-	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX), i;
-	__be32 tag;
-
-	lockdep_assert_held(&h->lock);
-	d.text_len = cpu_to_be16(len);
-	memcpy(b, text, len);
-	if (formed) {
-		b[len++] = formed->n;
-		for (i = 0; i < formed->n; i++, len += sizeof(tag)) {
-			tag = cpu_to_be32(formed->tags[i]);
-			memcpy(b + len, &tag, sizeof(tag));
-		}
-	}
-	if (h->root)
-		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
-	else if (h->uplink)
-		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
-	if (barriers == ENCD_WIRE_NO_RANK || !h->hosts)
-		return;
-	for (i = 0; i < h->n_hosts; i++)
-		if (h->hosts[i].out)
-			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), b, len);
-}
-
-/**
- * encd_host_formed() - whether a departed rank had formed a comm
- * @h: this host; the caller holds its lock
- * @rank: a departed rank
- * @tag: the comm's tag
- *
- * Return: true when its departure said it had: it sent all it owed it.
- */
-bool encd_host_formed(struct encd_host *h, u32 rank, u32 tag)
-{
-	const struct encd_formed *f = xa_load(&h->formed, rank);
-	unsigned int i;
-
-	lockdep_assert_held(&h->lock);
-	for (i = 0; f && i < f->n; i++)
-		if (f->tags[i] == tag)
-			return true;
-	return false;
-}
-
-/**
- * encd_host_departed() - whether every rank of a host left the formed world
- * @h: this host; the caller holds its lock
- * @index: a host index of the table
- *
- * Such a host closing its links is no failure: it had nothing more to say.
- *
- * Return: true when it did.
- */
-bool encd_host_departed(struct encd_host *h, u32 index)
-{
-	u32 r;
-
-	lockdep_assert_held(&h->lock);
-	if (!h->departed || h->state != ENCD_HOST_FORMED || index >= h->n_hosts)
-		return false;
-	for (r = 0; r < h->wk.world_size; r++)
-		if (h->rank_host[r] == index && !test_bit(r, h->departed))
-			return false;
-	return true;
-}
-
-/**
- * encd_host_departure_text() - the sentence of a departure
- * @text: out
- * @size: of @text
- * @rank: the rank that left its formed world
- */
-void encd_host_departure_text(char *text, size_t size, u32 rank)
-{
-	scnprintf(text, size,
-		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
-		  rank, rank);
-}
-
-/**
- * encd_host_settled() - whether all a departed rank sent here has come
- * @h: this host; the caller holds its lock
- * @rank: a rank of the world
- *
- * A departure is settled when the rank left on this host (local messages
- * are handed over at once) or when the news came on the data link from its
- * host, behind every message the rank sent here. The news through the root
- * may overtake those; a message of the rank still missing once it is
- * settled never comes.
- *
- * Return: true when @rank departed and its departure is settled.
- */
-bool encd_host_settled(struct encd_host *h, u32 rank)
-{
-	lockdep_assert_held(&h->lock);
-	return h->settled && rank < h->wk.world_size && test_bit(rank, h->settled);
-}
-
-/*
- * A rank left the formed world, having completed @barriers barriers of
- * the world's comm. Unlike a failure, it fails only what needs it
- * (encd_engine_departure()): the barriers it completed may still be
- * finishing elsewhere, its last messages on their way on a data link,
- * while the news of its leaving overtakes them on the control links.
- * @formed: the replica groups' comms it had formed
- * @settled: all the rank sent here has come (encd_host_settled()); the
- * news may come twice, through the root and on a data link.
- */
-static void host_depart(struct encd_host *h, u32 rank, u32 barriers,
-			const struct encd_formed *formed, int err, const char *text, bool tell,
-			bool settled)
-{
-	struct encd_formed *f;
-	struct encd_rank *r;
-	unsigned long id;
-	bool first;
-
-	if (h->state != ENCD_HOST_FORMED)
-		return;
-	if (!h->departed)
-		h->departed = bitmap_zalloc(h->wk.world_size, GFP_KERNEL_ACCOUNT);
-	if (!h->settled)
-		h->settled = bitmap_zalloc(h->wk.world_size, GFP_KERNEL_ACCOUNT);
-	if (!h->departed || !h->settled) {
-		encd_host_fail_world(h, err, rank, tell, "%s", text);
-		return;
-	}
-	if (formed->n && !xa_load(&h->formed, rank)) {
-		f = kmemdup(formed, sizeof(*formed), GFP_KERNEL_ACCOUNT);
-		if (!f || xa_err(xa_store(&h->formed, rank, f, GFP_KERNEL_ACCOUNT))) {
-			kfree(f);
-			encd_host_fail_world(h, err, rank, tell, "%s", text);
-			return;
-		}
-	}
-	first = !__test_and_set_bit(rank, h->departed);
-	if (first) {
-		if (!h->n_departed++) {
-			h->departure_err = err;
-			strscpy(h->departure, text, sizeof(h->departure));
-		}
-		h->departed_barriers = min(h->departed_barriers, barriers);
-		pr_debug("world of %u ranks: %s (%u barriers)\n", h->wk.world_size, text, barriers);
-	}
-	if ((settled && !__test_and_set_bit(rank, h->settled)) || first)
-		xa_for_each(&h->ranks, id, r)
-			encd_engine_departure(r);
-	if (first && tell)
-		encd_host_tell_death(h, err, rank, barriers, formed, text);
+		host_tell_failure(h, err, rank, h->failure);
 }
 
 /* Registration */
@@ -526,13 +366,12 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	get_net(h->wk.net);
 	get_random_bytes(h->id, sizeof(h->id));
 	xa_init(&h->ranks);
-	xa_init(&h->formed);
+	encd_departures_init(&h->dep);
 	INIT_LIST_HEAD(&h->unsent);
 	INIT_LIST_HEAD(&h->links);
 	INIT_LIST_HEAD(&h->pending);
 	INIT_LIST_HEAD(&h->local_q);
 	INIT_LIST_HEAD(&h->pre_table);
-	h->departed_barriers = U32_MAX;
 	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
 	INIT_WORK(&h->register_work, host_register_work);
 	h->memcg = get_mem_cgroup_from_mm(current->mm);
@@ -628,7 +467,7 @@ void encd_host_shutdown_work(struct work_struct *w)
 }
 
 /*
- * A rank of the world left. One whose world formed departs (host_depart()):
+ * A rank of the world left. One whose world formed departs (departure.c):
  * what it completed stands. Otherwise it fails the world for everyone.
  * Before the table, only the root knows whether a rank it heard of was one
  * of the world's (it may have refused it): a host names the rank to the
@@ -637,21 +476,21 @@ void encd_host_shutdown_work(struct work_struct *w)
  * world it was to be part of cannot form without it.
  */
 static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent, u32 barriers,
-			   const struct encd_formed *formed)
+			   const struct encd_departure_list *formed)
 {
 	char text[ENCD_MSG_MAX];
 
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
-	encd_host_departure_text(text, sizeof(text), r->id);
+	encd_departure_text(text, sizeof(text), r->id);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
-		host_depart(h, r->id, barriers, formed, -ECONNABORTED, text, true, true);
+		encd_departure_local(h, r->id, barriers, formed);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
 	else if (unsent)
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
 	else if (h->state == ENCD_HOST_GATHERING)
-		encd_host_tell_death(h, -ECONNABORTED, r->id, ENCD_WIRE_NO_RANK, NULL, text);
+		host_tell_failure(h, -ECONNABORTED, r->id, text);
 }
 
 /**
@@ -669,15 +508,15 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 	mutex_lock(&h->lock);
 	if (xa_load(&h->ranks, r->id) == r) {
 		bool unsent = !list_empty(&r->unsent);
-		u32 barriers = encd_engine_world_barriers(r);
-		struct encd_formed formed;
+		struct encd_departure_list formed;
+		u32 barriers = encd_departure_collect(r, &formed);
 
-		encd_engine_formed(r, &formed);
 		xa_erase(&h->ranks, r->id);
 		h->n_ranks--;
 		list_del_init(&r->unsent);
 		encd_engine_rank_gone(h, r);
 		host_rank_left(h, r, unsent, barriers, &formed);
+		encd_departure_list_free(&formed);
 		encd_host_run(h);
 	}
 	last = !h->n_ranks;
@@ -1118,7 +957,7 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		h->uplink = NULL;
 		h->uplink_up = false;
 		/* The root host's ranks all left (it said so on this link first). */
-		if (encd_host_departed(h, 0))
+		if (encd_departure_host_left(h, 0))
 			return;
 		if (err == -EACCES)
 			encd_host_fail_world(h, -EACCES, ENCD_WIRE_NO_RANK, false,
@@ -1156,7 +995,7 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		return;
 	}
 	/* Its ranks all left, and said so on this link before it closed. */
-	if (encd_host_departed(h, l->peer))
+	if (encd_departure_host_left(h, l->peer))
 		return;
 	encd_host_describe(h, l->peer, l, who, sizeof(who));
 	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
@@ -1234,31 +1073,6 @@ static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj
 	return 0;
 }
 
-/*
- * What follows a DEATH's text: nothing, or a departure's formed comms (a
- * count, then that many tags). Return: 0, or -EPROTO.
- */
-static int death_formed(const u8 *tail, u32 len, struct encd_formed *formed, char *why,
-			size_t why_len)
-{
-	unsigned int i;
-	__be32 tag;
-
-	formed->n = 0;
-	if (!len)
-		return 0;
-	if (tail[0] > ENCD_MAX_COMM_N || len != 1 + tail[0] * sizeof(tag)) {
-		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text", len);
-		return -EPROTO;
-	}
-	formed->n = tail[0];
-	for (i = 0; i < formed->n; i++) {
-		memcpy(&tag, tail + 1 + i * sizeof(tag), sizeof(tag));
-		formed->tags[i] = be32_to_cpu(tag);
-	}
-	return 0;
-}
-
 static int host_on_death(struct encd_host *h, struct encd_link *l,
 			 const struct encd_wire_death *d, u32 len, char *why, size_t why_len)
 {
@@ -1266,11 +1080,12 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
 	u32 barriers = be32_to_cpu(d->barriers);
 	char text[ENCD_TEXT_MAX + 1];
-	struct encd_formed formed;
 
-	if (death_formed((const u8 *)d->text + tlen, len - sizeof(*d) - tlen, &formed, why,
-			 why_len))
+	if (barriers == ENCD_WIRE_NO_RANK && len != sizeof(*d) + tlen) {
+		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text",
+			  len - (u32)sizeof(*d) - tlen);
 		return -EPROTO;
+	}
 
 	/*
 	 * The root believes a host only about the ranks it registered: one it
@@ -1284,15 +1099,13 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != l->peer))
 		return 0;
 	sanitize(text, sizeof(text), d->text, tlen);
+	if (barriers != ENCD_WIRE_NO_RANK)
+		return encd_departure_receive(h, l->purpose == ENCD_LINK_DATA ? ENCD_NEWS_DATA :
+										ENCD_NEWS_ROOT,
+					      d, len, tlen, text, why, why_len);
 	if (err == 0 || err > MAX_ERRNO)
 		err = ECONNABORTED;
-	/* At the root, a host's news goes to every other host. */
-	if (barriers != ENCD_WIRE_NO_RANK && rank < h->wk.world_size &&
-	    h->state == ENCD_HOST_FORMED)
-		host_depart(h, rank, barriers, &formed, -(int)err, text, h->root,
-			    l->purpose == ENCD_LINK_DATA);
-	else
-		encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
 	return 0;
 }
 

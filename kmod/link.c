@@ -748,7 +748,7 @@ static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hd
 		break;
 	case ENCD_WIRE_DEATH:
 		min = sizeof(struct encd_wire_death);
-		max = min + ENCD_TEXT_MAX + 1 + sizeof(__be32) * ENCD_MAX_COMM_N;
+		max = encd_wire_death_max(l->host->wk.world_size);
 		break;
 	case ENCD_WIRE_TABLE:
 		min = encd_wire_table_len(1, 1);

@@ -393,7 +393,7 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	if (!j)
 		return;
 	/* Its ranks all left the formed world, and said so on this link first. */
-	if (j->n_ranks && !encd_host_departed(h, j->index)) {
+	if (j->n_ranks && !encd_departure_host_left(h, j->index)) {
 		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
 		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 	}

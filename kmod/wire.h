@@ -29,7 +29,7 @@
 #include <linux/encd.h>
 
 #define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
-#define ENCD_WIRE_VERSION	2
+#define ENCD_WIRE_VERSION	3
 
 struct encd_wire_hdr {
 	__be32 magic;
@@ -135,10 +135,8 @@ struct encd_wire_reject {
  * A failure of the world, or (barriers other than ENCD_WIRE_NO_RANK) a
  * departure: a rank that left its formed world, having completed that
  * many barriers of the world's comm, which the others may still finish.
- * A departure's text may be followed by the tags of the replica groups'
- * comms the rank had formed: a u8 count (at most ENCD_MAX_COMM_N), then
- * that many __be32; a comm of the rank's still forming elsewhere cannot
- * form without it unless its tag is there.
+ * A failure's text ends the frame; a departure's is followed by its
+ * trailer, struct encd_wire_departure (departure.c writes and reads it).
  */
 struct encd_wire_death {
 	__be32 err;			/* the positive errno survivors fail with */
@@ -148,6 +146,40 @@ struct encd_wire_death {
 	__be16 text_len;
 	char text[];
 } __packed;
+
+/* A replica group's comm a departed rank had formed, and its barriers it completed. */
+struct encd_wire_departed_comm {
+	__be32 tag;
+	__be32 barriers;
+} __packed;
+
+/*
+ * A departure's trailer: the replica groups' comms the rank had formed
+ * (a comm of its still forming elsewhere cannot form without it unless it
+ * is listed), then n_news __be32 host indices: the hosts its host also
+ * tells on the data link it sends to them on, behind all the rank sent
+ * there. On any other host, the news through the root settles it.
+ */
+struct encd_wire_departure {
+	__be32 n_comms;			/* <= ENCD_DEPARTURE_COMMS_MAX */
+	__be32 n_news;			/* < the world's hosts */
+	struct encd_wire_departed_comm comms[];
+} __packed;
+
+#define ENCD_DEPARTURE_COMMS_MAX	1024
+
+static inline u32 encd_wire_departure_len(u32 n_comms, u32 n_news)
+{
+	return sizeof(struct encd_wire_departure) +
+	       n_comms * sizeof(struct encd_wire_departed_comm) + n_news * sizeof(__be32);
+}
+
+/* The largest DEATH in a world of @world_size ranks (as many hosts, at most). */
+static inline u32 encd_wire_death_max(u32 world_size)
+{
+	return sizeof(struct encd_wire_death) + ENCD_TEXT_MAX +
+	       encd_wire_departure_len(ENCD_DEPARTURE_COMMS_MAX, world_size);
+}
 
 struct encd_wire_table_host {
 	u8 host_id[ENCD_HOST_ID_LEN];

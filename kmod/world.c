@@ -688,31 +688,6 @@ static struct encd_node *group_node(struct encd_ucmd *ucmd, struct encd_rank *r,
 }
 
 /*
- * Whether a departure (host.c) breaks @node's barrier, and why (@text): a
- * local one, when one of its ranks left; one of the world's comm, when it
- * is past the barriers a departed rank completed (@next: the one about to
- * start, not the one in progress); one of a replica group's, once started,
- * when it waits for a round of a rank that left
- * (encd_engine_check_departed(), which the start runs).
- */
-static bool barrier_departed(struct encd_host *h, struct encd_node *node, bool group, bool next,
-			     char *text, size_t size)
-{
-	u32 gone;
-
-	strscpy(text, h->departure, size);
-	if (!group)
-		return encd_lbarrier_broken(node);
-	if (node->global)
-		return h->n_departed && node->bar.epoch + next > h->departed_barriers;
-	gone = next ? ENCD_WIRE_NO_RANK : encd_gbarrier_departed(h, node);
-	if (gone == ENCD_WIRE_NO_RANK)
-		return false;
-	encd_host_departure_text(text, size, gone);
-	return true;
-}
-
-/*
  * Why a formed rank's barrier cannot go on: it left, its world failed after
  * it formed (a formed rank keeps its state; its host has the world's
  * sentence), or a rank it needs left. The caller holds the host's lock.
@@ -722,13 +697,14 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct en
 {
 	struct encd_host *h = r->host;
 	char text[ENCD_MSG_MAX];
+	int err;
 
 	if (h->state == ENCD_HOST_FAILED)
 		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
-	if (barrier_departed(h, node, group, next, text, sizeof(text)))
-		return rank_broken(ucmd, r) ?:
-		       encd_fail(ucmd, h->departure_err ?: -ECONNABORTED, "%s",
-				 text[0] ? text : "a rank of this local barrier left its comm");
+	/* The barrier about to start (@next) is the one after those started. */
+	if (encd_departure_blocker(h, node, group ? ENCD_WAIT_BARRIER : ENCD_WAIT_LOCAL_BARRIER,
+				   node->bar.epoch + next, &err, text, sizeof(text)))
+		return rank_broken(ucmd, r) ?: encd_fail(ucmd, err, "%s", text);
 	return rank_broken(ucmd, r);
 }
 

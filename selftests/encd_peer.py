@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 
-MAGIC, VERSION = 0x454E4332, 2
+MAGIC, VERSION = 0x454E4332, 3
 HDR = struct.Struct(">IBBHI")
 TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
@@ -122,16 +122,20 @@ def route(src, dst, tag, attempt):
     return ROUTE.pack(src, dst, tag, attempt)
 
 
-def death_payload(err, rank, host, text, barriers=None, formed=None):
+def death_payload(err, rank, host, text, barriers=None, formed=(), news=()):
     """DEATH: a failure, or with barriers (the world barriers the rank
-    completed) a rank's departure from its formed world, and with formed
-    the tags of the replica groups' comms it had formed."""
+    completed) a rank's departure from its formed world, whose trailer
+    lists the replica groups' comms it had formed (tags, or (tag, barriers
+    completed) pairs) and the hosts its host tells on a data link too."""
     t = text.encode()[:TEXT_MAX]
     body = struct.pack(">IIIIH", err, rank, host, NO_RANK if barriers is None else barriers,
                        len(t)) + t
-    if formed is not None:
-        body += bytes([len(formed)]) + b"".join(struct.pack(">I", x) for x in formed)
-    return body
+    if barriers is None:
+        return body
+    comms = [c if isinstance(c, tuple) else (c, 0) for c in formed]
+    body += struct.pack(">II", len(comms), len(news))
+    body += b"".join(struct.pack(">II", tag, n) for tag, n in comms)
+    return body + b"".join(struct.pack(">I", h) for h in news)
 
 
 def reject_payload(err, rank, text):
@@ -999,14 +1003,18 @@ class FakeHost:
                 if not j["peer"].dead:
                     self.send_frame(j["peer"], DEATH, payload)
 
-    def tell_death(self, rank, text, err=103, barriers=None, formed=None):
+    def tell_death(self, rank, text, err=103, barriers=None, formed=(), news=None):
         """Says that a rank (or, with rank None, this host) left: DEATH to
         the root, or at the root to every host; with barriers, that the
         rank departed its formed world having completed that many (and
-        formed the comms of those tags)."""
+        formed those comms), naming the hosts told on a data link too
+        (news; by default those this host has a data link to, as a kernel
+        host names)."""
+        if news is None:
+            news = sorted(h for h, p in self.out.items() if not p.dead)
         body = death_payload(err, NO_RANK if rank is None else rank,
                              NO_RANK if self.index is None else self.index, text, barriers,
-                             formed)
+                             formed, news)
         if self.is_root:
             for j in self.joined:
                 if not j["peer"].dead:
@@ -1016,10 +1024,11 @@ class FakeHost:
 
     def tell_departure_on_data_link(self, host, rank, text, barriers, formed=(), err=103):
         """Says on the data link to host (opened if need be) that rank
-        departed having formed the comms of those tags, as a kernel host
-        does behind its rank's last messages."""
-        self.send_frame(self.data_link(host), DEATH,
-                        death_payload(err, rank, self.index, text, barriers, formed))
+        departed having formed those comms, as a kernel host does behind
+        its rank's last messages."""
+        link = self.data_link(host)
+        self.send_frame(link, DEATH,
+                        death_payload(err, rank, self.index, text, barriers, formed, [host]))
 
     # -- the root host --
 

@@ -414,8 +414,9 @@ def group_with_a_departing_fake_rank(news):
     """A world of 4 whose ranks 0, 2 and 3 are real and rank 1 is a fake
     host's; then the replica group of all four. The fake rank 1 forms its
     part of the group, its ring proof to rank 2 held, and says it left:
-    news "root": through the root, saying it had formed the group's comm
-    or not (no matter: that news settles nothing), then it lets the proof
+    news "root": through the root, saying it had not formed the group's
+    comm but naming the real ranks' host as one its host tells on a data
+    link too (so that news settles nothing there), then it lets the proof
     go; "formed": on its data link to the real ranks' host, that it had
     formed it, then it lets the proof go; "lost": on that data link, that
     it had not, and never sends the proof. Returns (ranks, what went wrong
@@ -452,7 +453,7 @@ def group_with_a_departing_fake_rank(news):
             finish(ranks, 10)
             return ranks, None, took
         if news == "root":
-            f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0, ())
+            f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0, (), [0])
         else:
             f.call(f.tell_departure_on_data_link, 0, 1, LEFT % (1, 1), 0, (node.tag,),
                    errno.ECONNABORTED)
