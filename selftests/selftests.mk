@@ -33,8 +33,10 @@ $(BUILD)/selftests/%_test: $(TOP)/selftests/%_test.c $(SELFTESTS_HDRS) $(LIBENC_
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LDLIBS)
 
-# It runs the module's own schedules: it is rebuilt when they change.
+# They run the module's own schedules and departure rules: they are rebuilt
+# when those change.
 $(BUILD)/selftests/schedule_test: $(TOP)/kmod/schedule.h
+$(BUILD)/selftests/departure_rules_test: $(TOP)/kmod/rules.h
 
 $(GCOMM_DEMO): $(TOP)/tools/gcomm-demo/gcomm-demo.c $(LIBENC_A) $(TOP)/uapi/linux/encd.h
 	@mkdir -p $(dir $@)
