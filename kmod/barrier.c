@@ -81,6 +81,7 @@ bool encd_lbarrier_withdraw(struct encd_node *node)
 {
 	struct encd_lbarrier *lb = node->lb;
 
+	lockdep_assert_held(&node->rank->host->lock);
 	if (!lb || !node->lb_waiting)
 		return false;
 	node->lb_waiting = false;
@@ -99,6 +100,7 @@ void encd_lbarrier_leave(struct encd_node *node)
 	struct encd_lbarrier *lb = node->lb;
 	struct encd_node *n;
 
+	lockdep_assert_held(&node->rank->host->lock);
 	if (!lb)
 		return;
 	encd_lbarrier_withdraw(node);
@@ -142,6 +144,7 @@ void encd_lbarrier_arrive(struct encd_node *node)
 	struct encd_lbarrier *lb = node->lb;
 	struct encd_node *n, *tmp;
 
+	lockdep_assert_held(&node->rank->host->lock);
 	if (WARN_ON_ONCE(!lb || node->lb_waiting))
 		return;
 	node->lb_gen = lb->gen;
@@ -210,6 +213,7 @@ void encd_gbarrier_start(struct encd_host *h, struct encd_node *node)
 {
 	struct encd_gbarrier *b = &node->bar;
 
+	lockdep_assert_held(&h->lock);
 	b->epoch++;
 	b->round = 0;
 	b->sent = 0;
@@ -229,6 +233,7 @@ void encd_gbarrier_start(struct encd_host *h, struct encd_node *node)
  */
 void encd_gbarrier_stop(struct encd_node *node, int err)
 {
+	lockdep_assert_held(&node->rank->host->lock);
 	if (!node->bar.active)
 		return;
 	node->bar.active = false;
@@ -270,6 +275,7 @@ int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, 
 	struct encd_gbarrier *b = &node->bar;
 	u32 k = be32_to_cpup(body);
 
+	lockdep_assert_held(&h->lock);
 	if (k >= encd_ceil_log2(node->rank_n) ||
 	    src != node->key[encd_dissem_from(node->brank, node->rank_n, k)] ||
 	    (b->got & BIT_ULL(k))) {
@@ -292,6 +298,7 @@ void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size)
 {
 	u32 k = node->bar.round;
 
+	lockdep_assert_held(&node->rank->host->lock);
 	scnprintf(buf, size, "barrier %u round %u from global device %u", node->bar.epoch, k,
 		  node->key[encd_dissem_from(node->brank, node->rank_n, k)]);
 }

@@ -341,6 +341,7 @@ static void node_advance(struct encd_host *h, struct encd_node *node)
  */
 void encd_engine_lbarrier_done(struct encd_node *node)
 {
+	lockdep_assert_held(&node->rank->host->lock);
 	if (node->state == ENCD_NODE_BARRIER)
 		node_advance(node->rank->host, node);
 	wake_up_all(&node->rank->wq);
@@ -531,6 +532,7 @@ struct encd_msg *encd_msg_new(u8 type, u32 src, u32 dst, u32 tag, u32 attempt, c
  */
 void encd_early_drop(struct encd_rank *r, struct encd_msg *e)
 {
+	lockdep_assert_held(&r->host->lock);
 	list_del(&e->node);
 	r->n_early--;
 	encd_early_uncharge(e);
@@ -562,6 +564,7 @@ int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_li
 	struct encd_node *node = encd_node_by_tag(r, tag);
 	int err;
 
+	lockdep_assert_held(&h->lock);
 	if (r->state == ENCD_RANK_FAILED || h->state == ENCD_HOST_FAILED)
 		return 0;
 	if (type == ENCD_WIRE_BARRIER) {
@@ -610,6 +613,7 @@ void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct enc
 	LIST_HEAD(mine);
 	int err;
 
+	lockdep_assert_held(&h->lock);
 	list_for_each_entry_safe(e, tmp, &r->early, node)
 		if (e->tag == node->tag && e->attempt == attempt &&
 		    (type == ENCD_WIRE_BARRIER) == (e->type == ENCD_WIRE_BARRIER))
@@ -649,6 +653,7 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 {
 	struct encd_rank *r = node->rank;
 
+	lockdep_assert_held(&h->lock);
 	node->attempt = attempts_of(r, node->tag);
 	node->check = check;
 	node->match = true;
@@ -679,6 +684,7 @@ void encd_engine_world_start(struct encd_rank *r)
 	struct encd_node *node = NULL;
 	u32 n = h->wk.world_size, i, *key;
 
+	lockdep_assert_held(&h->lock);
 	if (r->state != ENCD_RANK_REGISTERED || r->global_node)
 		return;
 	r->rendezvous_ns = ktime_get_boottime_ns() - r->rendezvous_start;
@@ -716,6 +722,7 @@ void encd_engine_world_failed(struct encd_rank *r)
 {
 	struct encd_host *h = r->host;
 
+	lockdep_assert_held(&h->lock);
 	encd_pool_for_each(r, fail_in_progress, NULL);
 	if (r->state == ENCD_RANK_JOINING || r->state == ENCD_RANK_REGISTERED)
 		encd_rank_fail(r, h->failure_err, "%s", h->failure);
@@ -831,6 +838,7 @@ void encd_engine_awaited(struct encd_node *node, char *buf, size_t size)
 	u32 c, arrived, n;
 	unsigned int i;
 
+	lockdep_assert_held(&node->rank->host->lock);
 	switch (node->state) {
 	case ENCD_NODE_VALIDATING:
 		for (i = 0; i < 2; i++) {

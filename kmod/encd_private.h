@@ -14,31 +14,66 @@
  *
  * Locking
  * -------
- * Outermost first; a lock may be taken while holding any lock above it,
- * never one below it. Locks of the same kind never nest (two files', two
- * hosts', two cores' mutexes). No lock is ever held across a wait for the
- * network: sockets are non-blocking and their work runs in workers
- * (link.c); an operation that waits for its world waits on its rank's wait
- * queue holding only its rank's op_lock, which nobody else needs.
+ * Outermost first: a lock is only ever taken while holding locks above it,
+ * never one below it; each entry says which of them it is taken under.
+ * Locks of the same kind never nest (two files', two hosts', two cores'
+ * mutexes). No lock is ever held across a wait for the network: sockets
+ * are non-blocking and their work runs in workers (link.c); an operation
+ * that waits for its world waits on its rank's wait queue holding only its
+ * rank's op_lock, which only the rank's other operations need.
  *
- *  1. encd_rank.op_lock          one operation at a time on a rank (world.c),
- *                                taken interruptibly.
+ * The mutexes:
+ *
+ *  1. encd_rank.op_lock          one operation at a time on a rank
+ *                                (world.c). SETUP takes it with
+ *                                mutex_lock(), only while it registers the
+ *                                rank with its host agent, which never
+ *                                waits for the network; it waits for the
+ *                                world with the lock dropped. The
+ *                                operations of a formed rank (enter():
+ *                                INIT_REPLICA_GROUPS, COMM_BARRIER,
+ *                                NODE_INFO) take it with
+ *                                mutex_lock_interruptible(): they hold it
+ *                                while they wait for the world, up to their
+ *                                deadline, so a signal must be able to end
+ *                                another operation's wait for it.
  *  2. encd_file.lock             what one open file holds and its programs
- *                                (cdev.c, program.c). Taken by the mmap
+ *                                (cdev.c, program.c, world.c). Under
+ *                                op_lock when INIT_REPLICA_GROUPS copies the
+ *                                program's groups. Taken by the mmap
  *                                handler with mmap_lock held, so no user
  *                                memory is touched under it.
- *  3. encd_gcomm.rank_lock       which rank a comm has (world.c), a
- *                                spinlock.
- *  4. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
- *                                core in the registry (gcomm.c, registry.c).
- *  5. hosts_lock                 the list of host agents (host.c).
- *  6. encd_host.lock             a host agent, its links' host-side state,
+ *  3. hosts_lock                 the list of host agents (host.c). Under
+ *                                op_lock when SETUP finds or makes its
+ *                                rank's host, or a rank released meanwhile
+ *                                leaves it.
+ *  4. encd_host.lock             a host agent, its links' host-side state,
  *                                its local ranks' nodes, local barriers and
- *                                early messages (host.c, root.c,
- *                                bootstrap.c, barrier.c, pool.c).
- *  7. encd_link.tx_lock          a link's send queue, a spinlock (link.c).
- *  8. the last-failure store     (failure.c), a spinlock: innermost,
- *                                nothing is taken or sleeps under it.
+ *                                early messages. Taken in host.c, link.c
+ *                                and world.c, under op_lock (the ioctls)
+ *                                and hosts_lock (the last rank leaving);
+ *                                root.c, bootstrap.c, barrier.c, pool.c and
+ *                                nodeview.c run under it.
+ *  5. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
+ *                                core in the registry (gcomm.c; registry.c
+ *                                asserts it). Taken with none of the
+ *                                mutexes above held, and none is taken
+ *                                under it.
+ *
+ * The spinlocks, leaves: nothing is taken or sleeps under them, and none
+ * is taken under another.
+ *
+ *  6. encd_gcomm.rank_lock       which rank a comm has (world.c). Under a
+ *                                file's lock (SETUP makes the rank) and an
+ *                                init mutex (a comm's netlink event reads
+ *                                its host's byte count).
+ *  7. encd_link.tx_lock          a link's send queue (link.c, with
+ *                                spin_lock_bh()). Under a host's lock when
+ *                                a frame is queued or encd_link_delivered()
+ *                                reads the queue.
+ *  8. records_lock               the last-failure store (failure.c). Under
+ *                                a host's lock (a node's event) and an init
+ *                                mutex (a comm's event reads its failure).
  *
  * The topology's parameter lock (kernel_param_lock) is taken alone.
  * Lookups in the registry take no lock: RCU and kref_get_unless_zero().

@@ -66,6 +66,7 @@ void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error
 {
 	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
 
+	lockdep_assert_held(&node->rank->host->lock);
 	if (!s)
 		return;
 	snapshot(node, s);

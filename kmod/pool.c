@@ -64,6 +64,7 @@ struct encd_node *encd_pool_find(struct encd_rank *r, u32 stream_id, const u32 *
 	u32 tag = encd_node_tag(stream_id, key, n, false);
 	struct encd_node *node;
 
+	lockdep_assert_held(&r->host->lock);
 	hash_for_each_possible(r->pools[stream_id].table, node, hnode, tag) {
 		if (node->tag == tag && node->rank_n == n && node->in_pool &&
 		    !memcmp(node->key, key, n * sizeof(*key)))
@@ -84,6 +85,7 @@ struct encd_node *encd_node_by_tag(struct encd_rank *r, u32 tag)
 	struct encd_node *node;
 	unsigned int s;
 
+	lockdep_assert_held(&r->host->lock);
 	if (r->global_node && r->global_node->tag == tag)
 		return r->global_node;
 	for (s = 0; s < ENCD_MAX_STREAM_N; s++)
@@ -113,6 +115,7 @@ struct encd_node *encd_node_alloc(struct encd_rank *r, u32 stream_id, const u32 
 	bool global = group_id == ENCD_GROUP_GLOBAL;
 	struct encd_node *node;
 
+	lockdep_assert_held(&r->host->lock);
 	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
@@ -197,6 +200,7 @@ u32 encd_node_users(struct encd_node *node)
  */
 void encd_node_unpool(struct encd_node *node)
 {
+	lockdep_assert_held(&node->rank->host->lock);
 	if (!node->in_pool)
 		return;
 	node->in_pool = false;
@@ -232,6 +236,7 @@ int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, vo
 	unsigned int s, bkt;
 	int err;
 
+	lockdep_assert_held(&r->host->lock);
 	if (r->global_node) {
 		err = fn(r->global_node, arg);
 		if (err)

@@ -569,6 +569,7 @@ struct encd_program *encd_program_find(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_
  */
 int encd_program_seal(struct encd_ucmd *ucmd, struct encd_program *prog)
 {
+	lockdep_assert_held(&ucmd->file->lock);
 	if (prog->state != ENCD_PROGRAM_PARSE)
 		return encd_fail(ucmd, -EINVAL, "Cannot seal a program that is not in parse state");
 	prog->state = ENCD_PROGRAM_LOADED;

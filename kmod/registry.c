@@ -76,6 +76,7 @@ struct encd_gcomm *encd_get_global_comm(u32 nec_dev, u32 ctx_id)
  */
 struct encd_gcomm *encd_peek_global_comm(u32 nec_dev, u32 ctx_id)
 {
+	lockdep_assert_held(encd_init_mutex(nec_dev));
 	return rcu_dereference_protected(slots[nec_dev][ctx_id],
 					 lockdep_is_held(encd_init_mutex(nec_dev)));
 }

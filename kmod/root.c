@@ -108,6 +108,7 @@ bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u3
 	struct encd_joined *j = joined_of(rs, l);
 	u32 k, r;
 
+	lockdep_assert_held(&h->lock);
 	if (!j || !j->n_ranks)
 		return false;
 	k = j - rs->joined + 2;
@@ -390,6 +391,7 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	struct encd_joined *j = joined_of(rs, l);
 	char who[96];
 
+	lockdep_assert_held(&h->lock);
 	if (!j)
 		return;
 	/* Its ranks all left the formed world, and said so on this link first. */
@@ -413,6 +415,7 @@ bool encd_root_has(struct encd_host *h, struct encd_link *l, u32 rank)
 	struct encd_root_state *rs = h->root;
 	struct encd_joined *j;
 
+	lockdep_assert_held(&h->lock);
 	if (!rs || rank >= h->wk.world_size || !rs->owner[rank])
 		return false;
 	if (!l)
@@ -435,6 +438,7 @@ u32 encd_root_missing(struct encd_host *h, char *buf, size_t size)
 	u32 r, shown = 0, n = h->wk.world_size;
 	size_t off = 0;
 
+	lockdep_assert_held(&h->lock);
 	buf[0] = '\0';
 	for (r = 0; r < n && shown < 8; r++) {
 		if (rs->owner[r])
@@ -462,6 +466,7 @@ void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, 
 	struct encd_root_state *rs = h->root;
 	u32 i;
 
+	lockdep_assert_held(&h->lock);
 	for (i = 0; i < rs->n_joined; i++)
 		if (rs->joined[i].link)
 			encd_link_send(rs->joined[i].link, type, a, alen, b, blen);
@@ -479,6 +484,7 @@ void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 l
 	struct encd_root_state *rs = h->root;
 	u32 i;
 
+	lockdep_assert_held(&h->lock);
 	for (i = 0; i < rs->n_joined; i++)
 		if (rs->joined[i].link && rs->joined[i].n_ranks && rs->joined[i].index == index)
 			encd_link_send(rs->joined[i].link, ENCD_WIRE_TABLE, buf, len, NULL, 0);

@@ -211,6 +211,7 @@ int encd_program_sign(struct encd_ucmd *ucmd, struct encd_program *prog, u32 fla
 	struct shash_desc *inner, *outer;
 	int err;
 
+	lockdep_assert_held(&ucmd->file->lock);
 	if (prog->state != ENCD_PROGRAM_PARSE)
 		return encd_fail(ucmd, -EINVAL, "cannot calculate CC signature: not in parse state");
 
