@@ -24,6 +24,7 @@
 /* What this host knows of one departed rank. */
 struct encd_departed {
 	int err;
+	u32 seq;			/* in the order the news came */
 	bool settled;			/* all it sent here has come */
 	u32 barriers;			/* of the world's comm */
 	u32 n_comms;
@@ -99,13 +100,14 @@ static void view_of(const struct encd_departed *dr, const struct encd_node *node
 /*
  * The departed rank of @node's comm that blocks @what, or ENCD_WIRE_NO_RANK.
  * The world's barrier asks only the departed rank that completed the fewest
- * (every rank is in the world's comm); a group's asks each of its ranks.
+ * (every rank is in the world's comm); a group's asks each of its ranks,
+ * and names the one heard of first: the others may have left because of it.
  */
 static u32 blocker(struct encd_host *h, struct encd_node *node, enum encd_wait what, u32 barrier)
 {
+	u32 i, first = ENCD_WIRE_NO_RANK, first_seq = U32_MAX;
 	struct encd_departed_view v;
 	struct encd_departed *dr;
-	u32 i;
 
 	if (!h->dep.n)
 		return ENCD_WIRE_NO_RANK;
@@ -119,13 +121,15 @@ static u32 blocker(struct encd_host *h, struct encd_node *node, enum encd_wait w
 	}
 	for (i = 0; i < node->rank_n; i++) {
 		dr = departed(h, node->key[i]);
-		if (!dr)
+		if (!dr || dr->seq >= first_seq)
 			continue;
 		view_of(dr, node, &v);
-		if (encd_departure_blocks(&v, what, barrier))
-			return node->key[i];
+		if (encd_departure_blocks(&v, what, barrier)) {
+			first = node->key[i];
+			first_seq = dr->seq;
+		}
 	}
-	return ENCD_WIRE_NO_RANK;
+	return first;
 }
 
 /**
@@ -211,6 +215,7 @@ static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_w
 		if (!dr)
 			return -ENOMEM;
 		dr->err = err;
+		dr->seq = h->dep.n;
 		dr->settled = false;
 		dr->barriers = barriers;
 		dr->n_comms = n_comms;

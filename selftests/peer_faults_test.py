@@ -410,6 +410,18 @@ def a_rank_that_leaves_right_after_a_barrier_does_not_fail_it_for_the_others():
     return True, "the first barrier ended everywhere; the second failed: %s" % ranks[0].error
 
 
+def group_of_all_programs(n):
+    """Programs for ranks 0..n-1 with one replica group of all of them
+    (group 0, stream 1): a "%d" path, one file per rank."""
+    prog = os.path.join(tempfile.mkdtemp(prefix="peer-faults-"), "group-of-%d-%%d.json" % n)
+    for r in range(n):
+        with open(prog % r, "w") as f:
+            json.dump({"replica_groups": [{"group_id": 0, "rank": r, "rank_n": n,
+                                           "participants": list(range(n)), "stream_id": 1}],
+                       "ops": [{"op": "all_reduce", "size_n": 64, "group": 0}]}, f)
+    return prog
+
+
 def group_with_a_departing_fake_rank(news):
     """A world of 4 whose ranks 0, 2 and 3 are real and rank 1 is a fake
     host's; then the replica group of all four. The fake rank 1 forms its
@@ -422,12 +434,7 @@ def group_with_a_departing_fake_rank(news):
     it had not, and never sends the proof. Returns (ranks, what went wrong
     or None, seconds from the news to rank 2's end for "lost")."""
     n, root = 4, loopback()
-    prog = os.path.join(tempfile.mkdtemp(prefix="peer-faults-"), "group-of-4-%d.json")
-    for r in range(n):
-        with open(prog % r, "w") as f:
-            json.dump({"replica_groups": [{"group_id": 0, "rank": r, "rank_n": n,
-                                           "participants": list(range(n)), "stream_id": 1}],
-                       "ops": [{"op": "all_reduce", "size_n": 64, "group": 0}]}, f)
+    prog = group_of_all_programs(n)
     extra = ["--no-check-sigs"]
     ranks = [Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True, program=prog % 0)]
     if not root_listens(root, 20):
@@ -504,6 +511,59 @@ def a_replica_group_fails_at_once_when_a_rank_left_before_forming_it():
     if took > FAIL_FAST_S:
         return False, "rank 2 failed %.2f s after the news" % took
     return True, "rank 2 failed after %.2f s: %s" % (took, ranks[1].error)
+
+
+@case
+def a_group_barrier_a_departed_rank_completed_passes_and_the_next_fails_at_once():
+    """As the world's: a fake host's rank 1 completes the first of two
+    barriers of the replica group of all four with its own messages of it
+    held, says through the root that it left having completed one of that
+    comm's barriers (its host naming the real ranks' host as one it tells
+    on a data link too), then lets them go. The real ranks need them: they
+    finish that barrier, and fail the next one at once, naming rank 1."""
+    n, root = 4, loopback()
+    prog = group_of_all_programs(n)
+    extra = ["--no-check-sigs", "--barriers", "2", "--barrier-group", "0"]
+    ranks = [Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True, program=prog % 0)]
+    if not root_listens(root, 20):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, [1], KEY, settings=0).start()
+    ranks += [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True, program=prog % r)
+              for r in (2, 3)]
+    try:
+        if not f.wait("formed", 30):
+            return False, "the fake rank 1 never formed the world"
+        # Held from the start: the real ranks enter the barrier as soon
+        # as the group formed, and rank 1 with their first round.
+        f.call(f.hold.__setitem__, "barrier", True)
+        node = f.make_node(1, range(n), 1, 1, P.ZERO_SIG)
+        f.call(f.start_node, node)
+        if not f.wait("node_ready", 30):
+            return False, "the fake rank 1 never formed its part of the group"
+        if not f.wait("barrier_done", 30):
+            return False, "the fake rank 1 never completed the group's first barrier"
+        f.call(f.tell_death, 1, LEFT % (1, 1), errno.ECONNABORTED, 0, [(node.tag, 1)], [0])
+        time.sleep(0.5)
+        ended = [r for r in ranks[1:] if r.done.is_set()]
+        t = time.monotonic()
+        f.release("barrier")
+        finish(ranks)
+        took = time.monotonic() - t
+    finally:
+        f.stop()
+    if ended:
+        return False, "rank %d did not wait for rank 1's last messages: %s" % (
+            ended[0].gid, ended[0].error)
+    for r in ranks:
+        if r.ok or not r.error.startswith("enc_comm_barrier: ") or LEFT % (1, 1) not in r.error:
+            return False, "rank %d: %s" % (r.gid, r.error or "its second barrier passed")
+        if r.res.get("barriers_passed") != 1:
+            return False, "rank %d passed %s group barriers, not the first alone: %s" % (
+                r.gid, r.res.get("barriers_passed"), r.error)
+    if took > FAIL_FAST_S:
+        return False, "the ranks ended %.2f s after rank 1's messages came" % took
+    return True, "the first barrier ended everywhere; the second failed in %.2f s: %s" % (
+        took, ranks[0].error)
 
 
 def closed_within(sock, seconds):

@@ -6,7 +6,8 @@
  *
  *   encctl world join --vnc V [--ctx C] --g-device-id G --world-size N
  *                     --root HOST:PORT [--program FILE.json] [--no-check-sigs]
- *                     [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]
+ *                     [--barrier] [--barriers K [--barrier-group G]]
+ *                     [--hold SECONDS] [--timeout-ms MS]
  *   encctl world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]
  *                     [--vnc-base B] [join options]
  *
@@ -38,6 +39,7 @@ struct join_opts {
 	uint32_t vnc, ctx, g_device_id, world_size, hold, timeout_ms;
 	uint32_t first, count;		/* launch: the ranks to start here */
 	uint32_t barriers;		/* more group barriers, timed */
+	uint32_t barrier_group;		/* of this group's comm (ENC_GROUP_GLOBAL: the world's) */
 	const char *root, *program, *secret_file;
 	bool check_sigs, barrier, force_tcp, sig_all_groups;
 };
@@ -50,7 +52,8 @@ static int world_help(int argc, char **argv)
 		return ret;
 	printf("Usage: encctl [-j] world join --vnc V [--ctx C] --g-device-id G --world-size N\n"
 	       "                          --root HOST:PORT [--program FILE.json] [--no-check-sigs]\n"
-	       "                          [--barrier] [--barriers K] [--hold SECONDS] [--timeout-ms MS]\n"
+	       "                          [--barrier] [--barriers K [--barrier-group G]]\n"
+	       "                          [--hold SECONDS] [--timeout-ms MS]\n"
 	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
 	       "       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
 	       "                          [--vnc-base B] [--ctx C]\n"
@@ -71,7 +74,7 @@ static uint64_t now_us(void)
 
 enum { OPT_VNC, OPT_VNC_BASE, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
 	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_RANKS, OPT_BARRIERS, OPT_SECRET_FILE,
-	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS };
+	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS, OPT_BARRIER_GROUP };
 
 /* join's and launch's: launch's are a superset, and join takes them all. */
 const struct encctl_opt encctl_world_opts[] = {
@@ -86,6 +89,7 @@ const struct encctl_opt encctl_world_opts[] = {
 	{ "--no-check-sigs", false, OPT_NOSIGS },
 	{ "--barrier", false, OPT_BARRIER },
 	{ "--barriers", true, OPT_BARRIERS },
+	{ "--barrier-group", true, OPT_BARRIER_GROUP },
 	{ "--hold", true, OPT_HOLD },
 	{ "--timeout-ms", true, OPT_TIMEOUT },
 	{ "--ranks", true, OPT_RANKS },
@@ -122,6 +126,7 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 	int id;
 
 	o->check_sigs = true;
+	o->barrier_group = ENC_GROUP_GLOBAL;
 	while ((id = encctl_opt_next(&p, &val)) != ENCCTL_OPT_END) {
 		switch (id) {
 		case ENCCTL_OPT_BAD:
@@ -154,6 +159,11 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 		case OPT_BARRIERS:
 			dst = &o->barriers;
 			break;
+		case OPT_BARRIER_GROUP:
+			if (encctl_parse_u32(where, "--barrier-group", val, ENCD_MAX_COMM_N - 1,
+					     &o->barrier_group))
+				return ENCCTL_EXIT_USAGE;
+			continue;
 		case OPT_ROOT:
 			o->root = val;
 			continue;
@@ -201,6 +211,7 @@ struct join_result {
 	bool have_node;
 	uint64_t t_build, t_setup, t_load, t_init_groups, t_barrier;
 	uint64_t barrier_median_us;	/* of --barriers more group barriers */
+	uint32_t barriers_passed;	/* of those */
 	struct encd_node_info groups[ENCD_MAX_COMM_N];	/* the replica groups' comms */
 	bool have_group[ENCD_MAX_COMM_N];
 };
@@ -304,11 +315,12 @@ static void join_run(const struct join_opts *o, struct join_result *r)
 
 		for (i = 0; us && i < o->barriers; i++) {
 			t0 = now_us();
-			if (step(r, enc_comm_barrier(o->vnc, o->ctx, ENC_GROUP_GLOBAL,
+			if (step(r, enc_comm_barrier(o->vnc, o->ctx, o->barrier_group,
 						     o->timeout_ms), t0, &t))
 				break;
 			us[i] = t;
 		}
+		r->barriers_passed = i;
 		if (us && i == o->barriers) {
 			qsort(us, o->barriers, sizeof(*us), cmp_u64);
 			r->barrier_median_us = us[o->barriers / 2];
@@ -361,9 +373,12 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 	json_object_object_add(ph, "init_groups", json_object_new_int64(r->t_init_groups));
 	json_object_object_add(ph, "barrier", json_object_new_int64(r->t_barrier));
 	json_object_object_add(j, "phases", ph);
-	if (o->barriers)
+	if (o->barriers) {
 		json_object_object_add(j, "barrier_median_us",
 				       json_object_new_int64(r->barrier_median_us));
+		json_object_object_add(j, "barriers_passed",
+				       json_object_new_int64(r->barriers_passed));
+	}
 	if (r->have_groups) {
 		json_object *g = json_object_new_object(), *nodes = json_object_new_array();
 		static const char *const gph[ENCD_PHASE_N] = {
@@ -500,7 +515,8 @@ static int world_launch(int argc, char **argv)
 		return encctl_err(ENCCTL_EXIT_FAIL, "world launch: out of memory");
 	fflush(stdout);
 	for (i = 0; i < o.count; i++) {
-		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], nb[16], prog[4096];
+		char vnc[16], gid[16], ws[16], ctx[16], hold[16], tmo[16], nb[16], bg[16];
+		char prog[4096];
 		char *args[32];
 		int a = 0;
 
@@ -532,6 +548,11 @@ static int world_launch(int argc, char **argv)
 		snprintf(nb, sizeof(nb), "%u", o.barriers);
 		args[a++] = "--barriers";
 		args[a++] = nb;
+		if (o.barrier_group != ENC_GROUP_GLOBAL) {
+			snprintf(bg, sizeof(bg), "%u", o.barrier_group);
+			args[a++] = "--barrier-group";
+			args[a++] = bg;
+		}
 		if (o.program) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
