@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET, TMP, Ports, Rank,  # noqa: E402
-                        encctl_json, finish, main, stop, wait_until)
+                        encctl_json, finish, join_error, join_failed, main, stop, wait_until)
 
 results = []
 port = Ports(31000)
@@ -53,10 +53,11 @@ def case(name):
 
 def failed_as(r, status, error):
     """Whether rank result @r failed with exactly @status, exit status 1 and
-    the sentence @error; else why not."""
-    if r["ok"] or r["rc"] != 1 or r["status"] != status or r["error"] != error:
-        return "rank %s: ok %s, exit %s, %s: %s; want %s: %s" % (
-            r.get("g_device_id"), r["ok"], r["rc"], r["status"], r["error"], status, error)
+    libenc's sentence @error; else why not."""
+    want = join_error(r["g_device_id"], error)
+    if not join_failed(r) or r["rc"] != 1 or r["status"] != status or r["error"] != want:
+        return "rank %s: failed %s, exit %s, %s: %s; want %s: %s" % (
+            r.get("g_device_id"), join_failed(r), r["rc"], r["status"], r["error"], status, want)
     return None
 
 
@@ -175,7 +176,7 @@ def world_case(n):
         progs = world_programs(n)
         t = time.monotonic()
         res = run_world(n, progs)
-        bad = [r for r in res if not r["ok"] or r["rc"]]
+        bad = [r for r in res if join_failed(r) or r["rc"]]
         if bad:
             return False, "rank %s: %s" % (bad[0].get("g_device_id"), bad[0].get("error"))
         # Groups 0 and 1 have the world's participants on stream 0: group 0
@@ -203,7 +204,7 @@ def mismatch_case(k):
         n = 8
         res = run_world(n, world_programs(n, offender=k), extra=())
         for r in res:
-            if r["ok"] or "mismatched collectives between the peers" not in (r["error"] or ""):
+            if not join_failed(r) or "mismatched collectives between the peers" not in r["error"]:
                 return False, "rank %d: %s" % (r["g_device_id"], r["error"])
         recs = {r["g_device_id"]: r.get("mismatch") for r in res}
         if k:
@@ -229,7 +230,7 @@ for _k in range(8):
 @case("check_sigs_off_forms_the_mismatched_world")
 def _():
     res = run_world(8, world_programs(8, offender=3), extra=("--no-check-sigs", "--barrier"))
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     if bad:
         return False, bad[0]["error"]
     sig = [c for r in res for c in r.get("counters", []) if c["type"] == MSG_SIGNATURE]
@@ -340,7 +341,7 @@ def _():
         res = finish(ranks)
     finally:
         stop(ranks)
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     return not bad, [r["error"] for r in bad] if bad else "%d turned away, world formed" % (
         len(junk))
 
@@ -365,7 +366,7 @@ def _():
         res = finish(ranks)
     finally:
         stop(ranks)
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     return not bad, bad[0]["error"] if bad else dup.error
 
 
@@ -390,7 +391,7 @@ def _():
         res = finish(ranks)
     finally:
         stop(ranks)
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     return not bad, bad[0]["error"] if bad else wrong.error
 
 
@@ -447,7 +448,7 @@ def _():
     victim = Rank(n - 1, n - 1, n, root, 20000, ("--hold", "60"))
     try:
         formed = victim.wait_printed(60)
-        if not formed or not formed.get("ok"):
+        if not formed or join_failed(formed):
             return False, "rank 3 did not join: %s" % formed
         # Group 0, the first of each program, needs rank 3: ranks 0 and 1
         # wait for their tree children's signatures (1 for 3's), rank 2,
@@ -487,7 +488,7 @@ def _():
         res = finish(ranks)
     finally:
         stop(ranks)
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     return not bad, [r["error"] for r in bad] if bad else strangers[0].error
 
 
@@ -512,7 +513,7 @@ def _():
         stop(ranks)
         with open(path, "w") as f:
             f.write(orig)
-    bad = [r["error"] for r in res if not r["ok"]]
+    bad = [r["error"] for r in res if join_failed(r)]
     return not bad, bad or "formed"
 
 
@@ -521,7 +522,7 @@ def _():
     out = []
     for root in ("[::1]:%d" % port(), "localhost:%d" % port()):
         res = finish([Rank(r, r, 3, root, 20000, ("--barrier",)) for r in range(3)])
-        bad = [r["error"] for r in res if not r["ok"]]
+        bad = [r["error"] for r in res if join_failed(r)]
         if bad:
             return False, "%s: %s" % (root, bad)
         out.append(root)
@@ -568,7 +569,7 @@ def _():
     t = time.monotonic()
     for w in range(worlds):
         res = run_world(n, progs, extra=("--force-tcp",))
-        bad = [r for r in res if not r["ok"] or r["rc"]]
+        bad = [r for r in res if join_failed(r) or r["rc"]]
         if bad:
             return False, "world %d of %d: rank %s: %s" % (
                 w + 1, worlds, bad[0].get("g_device_id"), bad[0].get("error"))
@@ -578,7 +579,7 @@ def _():
 @case("world_forms_again_after_failures")
 def _():
     res = run_world(4, extra=("--barrier",))
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     return not bad, bad[0]["error"] if bad else "ok"
 
 

@@ -5,8 +5,9 @@
 # operator sees (a missing module, a missing capability, a value the kernel
 # refuses, a comm that is not there), that words are never abbreviated, that
 # -j, -p and -V work before or after the object, that errors are JSON with
-# -j, that asking for the family loads the module, and that status warns
-# when encd allows worlds without a secret. KTAP output; run by tools/vm in
+# -j (world join's and launch's too, through the same printer), that asking
+# for the family loads the module, and that status warns when encd allows
+# worlds without a secret. KTAP output; run by tools/vm in
 # the VM with encd loaded, from the selftests directory. It unloads and
 # reloads encd, so it refuses to run anywhere but in the test VM (it
 # skips); there, a missing encctl or module fails it.
@@ -85,6 +86,35 @@ sys.exit(not (list(doc) == ["error"] and re.search(sys.argv[2], doc["error"])))
 	fi
 }
 
+# expect_json_failure NAME STATUS NRT KEYS PATTERN CMD...: CMD (with -j)
+# exits with STATUS, says nothing on stderr, and prints JSON documents, one a
+# line, each of them an error document ("error" its first key, no "ok"). The
+# last one's keys begin with the words of KEYS, its "error" matches PATTERN
+# and, unless NRT is -, its "status" is NRT.
+expect_json_failure() {
+	local name=$1 want=$2 nrt=$3 keys=$4 pattern=$5 out err rc
+	shift 5
+	out=$("$@" 2>/tmp/encctl-stderr.$$)
+	rc=$?
+	err=$(cat /tmp/encctl-stderr.$$)
+	if [ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
+import json, re, sys
+out, nrt, keys, pattern = sys.argv[1:5]
+docs = [json.loads(line) for line in out.splitlines()]
+last, keys = (docs or [{}])[-1], keys.split()
+sys.exit(not (docs and all(list(d)[:1] == ["error"] and "ok" not in d for d in docs) and
+              list(last)[:len(keys)] == keys and re.search(pattern, last["error"]) and
+              (nrt == "-" or last.get("status") == nrt)))
+' "$out" "$nrt" "$keys" "$pattern"; then
+		ok "$name"
+	else
+		echo "# $*: status $rc (want $want)"
+		echo "#   stdout: $out"
+		echo "#   stderr: $err"
+		not_ok "$name"
+	fi
+}
+
 # expect_same NAME CMD1 -- CMD2: both succeed with the same non-empty output.
 expect_same() {
 	local name=$1 a b rc1 rc2 i
@@ -149,7 +179,7 @@ helper_path() {
 	done
 }
 
-echo "1..57"
+echo "1..63"
 
 expect version 0 '^encctl [0-9]' "$encctl" -V
 expect help_lists_the_objects 0 'status.*' "$encctl" --help
@@ -246,6 +276,44 @@ expect refused_value_names_the_attribute 1 'out of range.*pod-type' \
 expect unprivileged_set_names_the_capability 1 'Operation not permitted.*CAP_NET_ADMIN' \
 	as_nobody "$encctl" topo set pod-sz 2
 expect unprivileged_status_works 0 'virtual NeuronCores' as_nobody "$encctl" status
+
+# world join and launch fail through the same printer: the sentence, with
+# libenc's NRT_STATUS beside it and, for join, the record of what it did.
+nosecret=/tmp/encd-no-secret.$$
+join_args=(--vnc 20 --g-device-id 0 --world-size 1 --root 127.0.0.1:29400
+	   --secret-file "$nosecret")
+launch_args=(-n 2 --vnc-base 20 --root 127.0.0.1:29400 --secret-file "$nosecret")
+no_file="cannot read the secret file $nosecret: No such file or directory"
+expect join_failure_is_one_sentence 1 \
+	"^encctl: world join: rank 0: world join: $no_file \\(NRT_INVALID\\)$" \
+	"$encctl" world join "${join_args[@]}"
+expect_json_failure json_join_failure_keeps_its_record 1 NRT_INVALID \
+	"error status g_device_id vnc rank rank_n phases" \
+	"^world join: rank 0: world join: $no_file$" "$encctl" -j world join "${join_args[@]}"
+expect launch_failure_is_one_sentence 1 '^encctl: world launch: 2 of 2 ranks failed$' \
+	"$encctl" world launch "${launch_args[@]}"
+expect_json_failure json_launch_failure_follows_its_ranks 1 - error \
+	'^world launch: 2 of 2 ranks failed$' "$encctl" -j world launch "${launch_args[@]}"
+# A join that forms keeps its own document: "ok", "error" (null), "status",
+# then its record.
+out=$("$encctl" -j world join --vnc 20 --g-device-id 0 --world-size 1 --root 127.0.0.1:29401 \
+	2>/tmp/encctl-stderr.$$)
+rc=$?
+if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+doc = json.loads(sys.argv[1])
+sys.exit(not (list(doc)[:5] == ["ok", "error", "status", "g_device_id", "vnc"] and
+              doc["ok"] is True and doc["error"] is None and doc["status"] == "NRT_SUCCESS" and
+              doc["rank_n"] == 1))
+' "$out"; then
+	ok json_join_success_keeps_its_document
+else
+	echo "# world join of a world of 1: status $rc, stdout: $out"
+	echo "#   stderr: $(cat /tmp/encctl-stderr.$$)"
+	not_ok json_join_success_keeps_its_document
+fi
+expect launch_success_counts_its_ranks 0 '^2 of 2 ranks succeeded$' \
+	"$encctl" world launch -n 2 --vnc-base 20 --root 127.0.0.1:29402
 
 # Without the module, and without a way to load it.
 cat >/tmp/encd-nomod.$$ <<'EOS'

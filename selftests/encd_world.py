@@ -51,6 +51,19 @@ class Ports:
         return self.next
 
 
+def join_error(gid, sentence):
+    """The "error" of `encctl -j world join --g-device-id @gid` when the
+    step that failed said @sentence (libenc's, most often)."""
+    return "world join: rank %d: %s" % (gid, sentence)
+
+
+def join_failed(res):
+    """Whether a rank's result is a failure: encctl's error document, whose
+    "error" is the sentence beside "status" (a rank that formed says
+    "error": null)."""
+    return res.get("error") is not None
+
+
 class Rank:
     """One rank: `encctl -j world join`, in a network namespace if given.
     The world's secret is SECRET_FILE's with @secret True, @env_secret
@@ -59,7 +72,8 @@ class Rank:
     its output ended (it exited); .printed when it printed its JSON line;
     .res that line (the first one: join prints it before --hold), with
     "rc": its exit status (negative: the signal that killed it). A rank
-    that said ok but did not exit 0 did not succeed."""
+    that printed no error but did not exit 0 did not succeed: its .res
+    gets an "error"."""
 
     # Every rank a case started: main() kills what is left of them when the
     # case ends, so that a case that failed half-way (an exception, an early
@@ -102,11 +116,11 @@ class Rank:
         self.err = self.p.stderr.read()
         self.p.wait()
         if self.res is None:
-            self.res = {"ok": False, "error": "no output: %s" % self.err.strip(),
-                        "status": "none", "g_device_id": self.gid}
+            self.res = {"error": "no output: %s" % self.err.strip(), "status": "none",
+                        "g_device_id": self.gid}
         self.res["rc"] = self.p.returncode
-        if self.res["ok"] and self.p.returncode != 0:
-            self.res["ok"] = False
+        if not join_failed(self.res) and self.p.returncode != 0:
+            self.res.pop("ok", None)
             self.res["error"] = "said ok, but exited with %d" % self.p.returncode
         self.done.set()
 
@@ -114,8 +128,8 @@ class Rank:
         if not self.done.wait(timeout):
             self.kill()
             self.done.wait(10)
-            self.res = {"ok": False, "error": "still running after %d s" % timeout,
-                        "status": "hung", "g_device_id": self.gid, "rc": None}
+            self.res = {"error": "still running after %d s" % timeout, "status": "hung",
+                        "g_device_id": self.gid, "rc": None}
         return self.res
 
     def wait_printed(self, timeout=120):
@@ -135,11 +149,17 @@ class Rank:
 
     @property
     def ok(self):
-        return bool(self.res and self.res.get("ok"))
+        return bool(self.res) and not join_failed(self.res)
 
     @property
     def error(self):
-        return (self.res or {}).get("error") or ""
+        """The sentence of the step that failed, as libenc (or this class)
+        said it: the result's "error" without the "world join: rank G: "
+        encctl puts before it, so that it names only whom the step blamed;
+        "" if it did not fail."""
+        e = (self.res or {}).get("error") or ""
+        own = join_error(self.gid, "")
+        return e[len(own):] if e.startswith(own) else e
 
 
 def finish(ranks, timeout=120):

@@ -24,7 +24,8 @@ import tempfile
 import time
 
 from encd_world import (DEBUG_LANE, ENCCTL, MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET_FILE, Netns,
-                        Ports, Rank, encctl_json, finish, main, stop, wait_until)
+                        Ports, Rank, encctl_json, finish, join_error, join_failed, main, stop,
+                        wait_until)
 
 TMP = tempfile.mkdtemp(prefix="encd-netlink-world-")
 port = Ports(32000)
@@ -240,7 +241,7 @@ def status_and_comm_show_of_a_formed_world_match_its_ranks():
     res = finish(procs)
     if not comms:
         return False, "the world never showed as formed: %s" % [r.get("error") for r in res]
-    bad = [r for r in res if not r["ok"]]
+    bad = [r for r in res if join_failed(r)]
     if bad:
         return False, "rank %s: %s" % (bad[0]["g_device_id"], bad[0]["error"])
 
@@ -302,7 +303,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         {"group_id": 0, "rank": r, "rank_n": 2, "participants": [0, 1], "stream_id": 1}])
         for r in range(2)]
     res = finish([join(10 + r, r, 2, root, progs[r]) for r in range(2)])
-    if not all(r["ok"] for r in res):
+    if any(join_failed(r) for r in res):
         return False, "the formed world failed: %s" % [r["error"] for r in res]
     ev = mon.drain()
     formed = [e["node"] for e in ev if e["event"] == "world-formed"]
@@ -327,7 +328,7 @@ def monitor_hears_worlds_form_fail_and_mismatch():
                 "group": 5}]
         progs.append(write_program("mismatch-r%d.json" % r, groups, ops))
     res = finish([join(20 + r, r, n, root, progs[r]) for r in range(n)])
-    if any(r["ok"] for r in res):
+    if not all(join_failed(r) for r in res):
         return False, "a mismatched world formed"
     ev = mon.drain()
     mism = [e["node"] for e in ev if e["event"] == "sig-mismatch"]
@@ -362,9 +363,9 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         return False, "rank 0 never waited for rank 1's signature: %s" % res[0]["error"]
     left = ("rank 1 (global device 1) left the world: its comm was released or its process "
             "closed /dev/encd")
-    want = "enc_init_replica_groups: failed to init NCCL comm stream_id:3 group_id:0: %s " \
-        "(ECONNABORTED)" % left
-    if res[0]["ok"] or res[0]["status"] != "NRT_FAILURE" or res[0]["error"] != want:
+    want = join_error(0, "enc_init_replica_groups: failed to init NCCL comm stream_id:3 "
+                      "group_id:0: %s (ECONNABORTED)" % left)
+    if not join_failed(res[0]) or res[0]["status"] != "NRT_FAILURE" or res[0]["error"] != want:
         return False, "rank 0: %s: %s; want NRT_FAILURE: %s" % (
             res[0]["status"], res[0]["error"], want)
     ev = mon.drain()

@@ -151,7 +151,7 @@ if [ -n "$capture" ]; then
 fi
 ok=$(cat "$out"/vm*/output.log 2>/dev/null | grep '^{' | grep -c '"ok":true' || true)
 for i in $(seq 0 $((vms - 1))); do
-	grep -h '"ok":false' "$out/vm$i/output.log" 2>/dev/null | head -n 3 | sed "s/^/# vm$i: /"
+	grep -h '"error":"' "$out/vm$i/output.log" 2>/dev/null | head -n 3 | sed "s/^/# vm$i: /"
 	tail -n 1 "$out/vm$i.log" | sed "s/^/# vm$i: /"
 done
 if [ -n "$bench" ]; then

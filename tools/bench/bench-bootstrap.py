@@ -159,7 +159,7 @@ def run_world(a, n, hosts, port, force_tcp=False, programs=None, snapshot=True):
             p.wait()
         out.close()
     w.ranks = [json.loads(l) for l in lines()]
-    bad = [r for r in w.ranks if not r.get("ok")]
+    bad = [r for r in w.ranks if r.get("error") is not None]
     if w.wall is None or len(w.ranks) != n or bad:
         w.error = "%d of %d ranks reported, %d failed%s" % (
             len(w.ranks), n, len(bad), ": " + bad[0].get("error", "")[:300] if bad else "")

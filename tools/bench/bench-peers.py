@@ -102,7 +102,7 @@ def launch_failure(rc, ranks, n, why):
 
 def failed_ranks(ranks, stderr):
     """The first failed rank's sentence, or the launch's own output."""
-    bad = [r for r in ranks if not r.get("ok")]
+    bad = [r for r in ranks if r.get("error") is not None]
     if bad:
         return "rank %s: %s" % (bad[0].get("rank"), bad[0].get("error"))
     return stderr[-300:]

@@ -56,6 +56,19 @@ int do_program(int argc, char **argv);
  * that `return encctl_err(ENCCTL_EXIT_USAGE, ...)` ends a command.
  */
 __attribute__((format(printf, 2, 3))) int encctl_err(int ret, const char *fmt, ...);
+/*
+ * The same, with a machine-readable reason beside the sentence, for callers
+ * to branch on while people read the sentence (libenc's NRT_STATUS name):
+ * {"error": "...", "status": "NRT_TIMEOUT"} with -j, "encctl: ...
+ * (NRT_TIMEOUT)" without. With ENCCTL_ERR_KEEP_DOC, the keys of the JSON
+ * object the command has built follow those two instead of being dropped:
+ * the record of what it did before it failed (world join's phases, counters
+ * and mismatch).
+ */
+#define ENCCTL_ERR_KEEP_DOC	1
+__attribute__((format(printf, 4, 5))) int encctl_err_status(int ret, const char *status,
+							    unsigned int flags,
+							    const char *fmt, ...);
 /* Something the user should know that does not fail the command: stderr, always. */
 __attribute__((format(printf, 1, 2))) void encctl_warn(const char *fmt, ...);
 

@@ -97,25 +97,57 @@ void print_doc_end(void)
 	drop_doc();
 }
 
-int encctl_err(int ret, const char *fmt, ...)
+/* encctl_err() and encctl_err_status(): @status and @flags as the latter's. */
+static __attribute__((format(printf, 4, 0))) int err_doc(int ret, const char *status,
+							 unsigned int flags, const char *fmt,
+							 va_list ap)
 {
 	struct json_object *doc;
 	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (!print_json()) {
+		if (status)
+			fprintf(stderr, "encctl: %s (%s)\n", msg, status);
+		else
+			fprintf(stderr, "encctl: %s\n", msg);
+		return ret;
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "error", json_object_new_string(msg));
+	if (status)
+		json_object_object_add(doc, "status", json_object_new_string(status));
+	/*
+	 * The output failed: what was built of it is not the answer, unless
+	 * the command says it is the record of what it did before it failed.
+	 */
+	if ((flags & ENCCTL_ERR_KEEP_DOC) && root && json_object_is_type(root, json_type_object)) {
+		json_object_object_foreach(root, key, val)
+			json_object_object_add(doc, key, json_object_get(val));
+	}
+	drop_doc();
+	put_doc(doc);
+	json_object_put(doc);
+	return ret;
+}
+
+int encctl_err(int ret, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = err_doc(ret, NULL, 0, fmt, ap);
 	va_end(ap);
-	if (!print_json()) {
-		fprintf(stderr, "encctl: %s\n", msg);
-		return ret;
-	}
-	/* The output failed: what was built of it is not the answer. */
-	drop_doc();
-	doc = json_object_new_object();
-	json_object_object_add(doc, "error", json_object_new_string(msg));
-	put_doc(doc);
-	json_object_put(doc);
+	return ret;
+}
+
+int encctl_err_status(int ret, const char *status, unsigned int flags, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ret = err_doc(ret, status, flags, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 

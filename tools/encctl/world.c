@@ -11,12 +11,15 @@
  *   encctl world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]
  *                     [--vnc-base B] [join options]
  *
- * With -j, join prints one JSON object: "ok", "error" (the library's
- * sentence or null), "status", "rank", "rank_n", "phases" (microseconds),
- * "groups" and, when this rank recorded one, "mismatch". launch runs `world
- * join` for ranks 0..N-1 (or FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a
- * "%u" in --program becomes the rank), passes their output through, and
- * succeeds when all of them do.
+ * With -j, a join that formed prints one JSON object: "ok" (true), "error"
+ * (null), "status" (NRT_SUCCESS), then its record: "rank", "rank_n",
+ * "phases" (microseconds), "groups" and, when this rank recorded one,
+ * "mismatch". One that failed prints encctl's error document instead
+ * (encctl_err_status()): its sentence as "error", libenc's NRT_STATUS as
+ * "status", then the same record as far as it got. launch runs `world join`
+ * for ranks 0..N-1 (or FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a "%u" in
+ * --program becomes the rank), passes their output through, and succeeds
+ * when all of them do; otherwise it fails, after them, through encctl_err().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include <json-c/json.h>
 
 #include <enc/enc.h>
 #include <enc/bootstrap.h>
@@ -34,6 +36,7 @@
 
 #include "args.h"
 #include "encctl.h"
+#include "print.h"
 
 struct join_opts {
 	uint32_t vnc, ctx, g_device_id, world_size, hold, timeout_ms;
@@ -344,9 +347,12 @@ static void hex(char *out, const uint8_t *b, int n)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-static void print_json(const struct join_opts *o, const struct join_result *r)
+/*
+ * The JSON record of one join, built for print_doc_end() (a join that
+ * formed) or kept by encctl_err_status() beside the error (one that failed).
+ */
+static void print_record(const struct join_opts *o, const struct join_result *r)
 {
-	json_object *j = json_object_new_object(), *ph = json_object_new_object();
 	static const char *const names[ENCD_PHASE_N] = {
 		[ENCD_PHASE_RENDEZVOUS] = "rendezvous",
 		[ENCD_PHASE_VALIDATE] = "validate",
@@ -356,31 +362,24 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 	};
 	int i;
 
-	json_object_object_add(j, "ok", json_object_new_boolean(r->st == NRT_SUCCESS));
-	json_object_object_add(j, "error", r->st == NRT_SUCCESS ? NULL :
-				json_object_new_string(r->error));
-	json_object_object_add(j, "status", json_object_new_string(enc_status_name(r->st)));
-	json_object_object_add(j, "g_device_id", json_object_new_int64(o->g_device_id));
-	json_object_object_add(j, "vnc", json_object_new_int64(o->vnc));
-	json_object_object_add(j, "rank", json_object_new_int64(r->info.rank));
-	json_object_object_add(j, "rank_n", json_object_new_int64(r->info.rank_n));
-	json_object_object_add(ph, "build", json_object_new_int64(r->t_build));
-	json_object_object_add(ph, "setup", json_object_new_int64(r->t_setup));
+	print_int(PRINT_JSON, "g_device_id", NULL, o->g_device_id);
+	print_int(PRINT_JSON, "vnc", NULL, o->vnc);
+	print_int(PRINT_JSON, "rank", NULL, r->info.rank);
+	print_int(PRINT_JSON, "rank_n", NULL, r->info.rank_n);
+	print_open_object("phases");
+	print_int(PRINT_JSON, "build", NULL, r->t_build);
+	print_int(PRINT_JSON, "setup", NULL, r->t_setup);
 	for (i = 0; i < ENCD_PHASE_N; i++)
-		json_object_object_add(ph, names[i],
-				       json_object_new_int64(r->info.phase_ns[i] / 1000));
-	json_object_object_add(ph, "load", json_object_new_int64(r->t_load));
-	json_object_object_add(ph, "init_groups", json_object_new_int64(r->t_init_groups));
-	json_object_object_add(ph, "barrier", json_object_new_int64(r->t_barrier));
-	json_object_object_add(j, "phases", ph);
+		print_int(PRINT_JSON, names[i], NULL, r->info.phase_ns[i] / 1000);
+	print_int(PRINT_JSON, "load", NULL, r->t_load);
+	print_int(PRINT_JSON, "init_groups", NULL, r->t_init_groups);
+	print_int(PRINT_JSON, "barrier", NULL, r->t_barrier);
+	print_close();
 	if (o->barriers) {
-		json_object_object_add(j, "barrier_median_us",
-				       json_object_new_int64(r->barrier_median_us));
-		json_object_object_add(j, "barriers_passed",
-				       json_object_new_int64(r->barriers_passed));
+		print_int(PRINT_JSON, "barrier_median_us", NULL, r->barrier_median_us);
+		print_int(PRINT_JSON, "barriers_passed", NULL, r->barriers_passed);
 	}
 	if (r->have_groups) {
-		json_object *g = json_object_new_object(), *nodes = json_object_new_array();
 		static const char *const gph[ENCD_PHASE_N] = {
 			[ENCD_PHASE_VALIDATE] = "validate",
 			[ENCD_PHASE_BROADCAST] = "broadcast",
@@ -388,64 +387,59 @@ static void print_json(const struct join_opts *o, const struct join_result *r)
 			[ENCD_PHASE_LOCAL_BARRIER] = "local_barrier",
 		};
 
-		json_object_object_add(g, "new", json_object_new_int64(r->n_new));
-		json_object_object_add(g, "hits", json_object_new_int64(r->n_hits));
-		json_object_object_add(j, "groups", g);
+		print_open_object("groups");
+		print_int(PRINT_JSON, "new", NULL, r->n_new);
+		print_int(PRINT_JSON, "hits", NULL, r->n_hits);
+		print_close();
 		/* Each group's comm, with its own bootstrap's phases in microseconds. */
+		print_open_array("group_comms");
 		for (i = 0; i < ENCD_MAX_COMM_N; i++) {
 			const struct encd_node_info *ni = &r->groups[i];
-			json_object *e;
 			int k;
 
 			if (!r->have_group[i])
 				continue;
-			e = json_object_new_object();
-			json_object_object_add(e, "group_id", json_object_new_int64(i));
-			json_object_object_add(e, "stream", json_object_new_int64(ni->stream_id));
-			json_object_object_add(e, "rank", json_object_new_int64(ni->rank));
-			json_object_object_add(e, "rank_n", json_object_new_int64(ni->rank_n));
-			json_object_object_add(e, "global",
-					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_GLOBAL));
-			json_object_object_add(e, "bound",
-					       json_object_new_boolean(ni->out_flags & ENCD_NODE_OUT_BOUND));
+			print_open_object(NULL);
+			print_int(PRINT_JSON, "group_id", NULL, i);
+			print_int(PRINT_JSON, "stream", NULL, ni->stream_id);
+			print_int(PRINT_JSON, "rank", NULL, ni->rank);
+			print_int(PRINT_JSON, "rank_n", NULL, ni->rank_n);
+			print_bool(PRINT_JSON, "global", NULL, ni->out_flags & ENCD_NODE_OUT_GLOBAL);
+			print_bool(PRINT_JSON, "bound", NULL, ni->out_flags & ENCD_NODE_OUT_BOUND);
 			for (k = ENCD_PHASE_VALIDATE; k < ENCD_PHASE_N; k++)
-				json_object_object_add(e, gph[k],
-						       json_object_new_int64(ni->phase_ns[k] / 1000));
-			json_object_array_add(nodes, e);
+				print_int(PRINT_JSON, gph[k], NULL, ni->phase_ns[k] / 1000);
+			print_close();
 		}
-		json_object_object_add(j, "group_comms", nodes);
+		print_close();
 	}
 	if (r->have_node) {
-		json_object *c = json_object_new_array();
 		uint32_t k;
 
+		print_open_array("counters");
 		for (k = 0; k < r->node.n_counters && k < ENCD_NODE_COUNTERS_MAX; k++) {
-			json_object *e = json_object_new_object();
-
-			json_object_object_add(e, "type", json_object_new_int64(r->node.counters[k].type));
-			json_object_object_add(e, "size", json_object_new_int64(r->node.counters[k].size));
-			json_object_object_add(e, "tx", json_object_new_int64(r->node.counters[k].tx));
-			json_object_object_add(e, "rx", json_object_new_int64(r->node.counters[k].rx));
-			json_object_array_add(c, e);
+			print_open_object(NULL);
+			print_int(PRINT_JSON, "type", NULL, r->node.counters[k].type);
+			print_int(PRINT_JSON, "size", NULL, r->node.counters[k].size);
+			print_int(PRINT_JSON, "tx", NULL, r->node.counters[k].tx);
+			print_int(PRINT_JSON, "rx", NULL, r->node.counters[k].rx);
+			print_close();
 		}
-		json_object_object_add(j, "counters", c);
+		print_close();
 	}
 	if (r->have_node && r->node.mismatch.valid) {
-		json_object *m = json_object_new_object();
 		char a[33], b[33];
 
 		hex(a, r->node.mismatch.local_sig, 16);
 		hex(b, r->node.mismatch.child_sig, 16);
-		json_object_object_add(m, "group_id", json_object_new_int64((int32_t)r->node.mismatch.group_id));
-		json_object_object_add(m, "child_rank", json_object_new_int64(r->node.mismatch.child_rank));
-		json_object_object_add(m, "child_g_device_id",
-				       json_object_new_int64(r->node.mismatch.child_g_device_id));
-		json_object_object_add(m, "local_sig", json_object_new_string(a));
-		json_object_object_add(m, "child_sig", json_object_new_string(b));
-		json_object_object_add(j, "mismatch", m);
+		print_open_object("mismatch");
+		print_int(PRINT_JSON, "group_id", NULL, (int32_t)r->node.mismatch.group_id);
+		print_int(PRINT_JSON, "child_rank", NULL, r->node.mismatch.child_rank);
+		print_int(PRINT_JSON, "child_g_device_id", NULL,
+			  r->node.mismatch.child_g_device_id);
+		print_string(PRINT_JSON, "local_sig", NULL, a);
+		print_string(PRINT_JSON, "child_sig", NULL, b);
+		print_close();
 	}
-	printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
-	json_object_put(j);
 }
 
 static int world_join(int argc, char **argv)
@@ -463,9 +457,18 @@ static int world_join(int argc, char **argv)
 	if (!have_gid)
 		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --g-device-id is required");
 	join_run(&o, &r);
-	if (encctl_opts.json) {
-		print_json(&o, &r);
-	} else if (r.st == NRT_SUCCESS) {
+	print_open_object(NULL);
+	if (r.st != NRT_SUCCESS) {
+		print_record(&o, &r);
+		encctl_err_status(0, enc_status_name(r.st), ENCCTL_ERR_KEEP_DOC,
+				  "world join: rank %u: %s", o.g_device_id, r.error);
+	} else if (encctl_opts.json) {
+		print_bool(PRINT_JSON, "ok", NULL, true);
+		print_null("error");
+		print_string(PRINT_JSON, "status", NULL, enc_status_name(r.st));
+		print_record(&o, &r);
+		print_doc_end();
+	} else {
 		printf("rank %u of %u: world %s on vnc %u (rendezvous %llu us, validate %llu us, broadcast %llu us, comm init %llu us)\n",
 		       r.info.rank, r.info.rank_n, r.info.formed ? "formed" : "joined", o.vnc,
 		       (unsigned long long)r.info.phase_ns[ENCD_PHASE_RENDEZVOUS] / 1000,
@@ -476,9 +479,6 @@ static int world_join(int argc, char **argv)
 		if (r.have_groups)
 			printf("rank %u: %u replica group comms bootstrapped, %u from the pool\n",
 			       r.info.rank, r.n_new, r.n_hits);
-	} else {
-		encctl_err(0, "world join: rank %u: %s (%s)", o.g_device_id, r.error,
-			   enc_status_name(r.st));
 	}
 	fflush(stdout);
 	if (r.st == NRT_SUCCESS && o.hold)
@@ -491,9 +491,9 @@ static int world_launch(int argc, char **argv)
 {
 	struct join_opts o = {};
 	bool have_vnc = false, have_gid = false;
-	unsigned int i, failed = 0;
+	unsigned int i, succeeded = 0;
+	int ret, fork_err = 0;
 	pid_t *pids;
-	int ret;
 
 	ret = parse_opts("world launch", argc, argv, &o, &have_vnc, &have_gid);
 	if (ret)
@@ -576,8 +576,7 @@ static int world_launch(int argc, char **argv)
 		args[a] = NULL;
 		pids[i] = fork();
 		if (pids[i] < 0) {
-			encctl_err(0, "world launch: fork: %s", strerror(errno));
-			failed++;
+			fork_err = errno;
 			break;
 		}
 		if (!pids[i]) {
@@ -591,14 +590,22 @@ static int world_launch(int argc, char **argv)
 
 		if (pids[i] <= 0)
 			continue;
-		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status))
-			failed++;
+		if (waitpid(pids[i], &status, 0) == pids[i] && WIFEXITED(status) &&
+		    !WEXITSTATUS(status))
+			succeeded++;
 	}
 	free(pids);
-	if (!encctl_opts.json)
-		printf("%u of %u ranks succeeded\n", o.count - failed, o.count);
-	return failed ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
+	if (succeeded == o.count) {
+		if (!encctl_opts.json)
+			printf("%u of %u ranks succeeded\n", o.count, o.count);
+		return ENCCTL_EXIT_OK;
+	}
+	/* The ranks a failed fork() never started count as failed. */
+	if (fork_err)
+		return encctl_err(ENCCTL_EXIT_FAIL, "world launch: fork: %s; %u of %u ranks failed",
+				  strerror(fork_err), o.count - succeeded, o.count);
+	return encctl_err(ENCCTL_EXIT_FAIL, "world launch: %u of %u ranks failed",
+			  o.count - succeeded, o.count);
 }
 
 static const struct cmd cmds[] = {
