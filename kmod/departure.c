@@ -163,7 +163,7 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 		if (dr)
 			encd_departure_text(text, size, h->dep.first_rank);
 		else
-			strscpy(text, "a rank of this local barrier left its comm", size);
+			scnprintf(text, size, "a rank of this local barrier left its comm");
 		return true;
 	}
 	rank = blocker(h, node, what, barrier);
