@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """encd against hostile peers: strangers, replays, forgeries, floods, and
 members that lie (issue 9). The kernel's side is `encctl world join`; the
-other side is selftests/encd_peer.py, written from
+other side is selftests/encd_peer/, written from
 Documentation/bootstrap.rst, holding the world key or not.
 
 Runs inside the test VM with encd loaded; KTAP output, one line per case.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Ranks and hosts that die, worlds at the largest size and hosts of
-uneven sizes (issues 10 and 13), with selftests/encd_peer.py standing in
+uneven sizes (issues 10 and 13), with selftests/encd_peer/ standing in
 for hosts where the world must be held at a chosen point.
 
 Runs inside the test VM with encd loaded; KTAP output, one line per case.
