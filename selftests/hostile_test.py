@@ -23,6 +23,12 @@ import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
                         kernel_memory_kib, names_rank, root_listens, sh, wait_until, main)
 
+# Before anything runs: the peer speaks the protocol of this tree's
+# kmod/wire.h (a WireMismatch names each constant that differs).
+WIRE_H = P.check_tree()
+if WIRE_H:
+    print("# encd_peer's constants hold to %s" % WIRE_H)
+
 port = Ports(33000)
 KEY = P.world_key(SECRET)
 # Every kernel rank's deadline: a failure "at once" is well under it.

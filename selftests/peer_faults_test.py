@@ -38,6 +38,12 @@ from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # 
                         encctl_json, finish, main, names_rank, node_counter, root_listens, stop,
                         wait_until, world_nodes)
 
+# Before anything runs: the peer speaks the protocol of this tree's
+# kmod/wire.h (a WireMismatch names each constant that differs).
+WIRE_H = P.check_tree()
+if WIRE_H:
+    print("# encd_peer's constants hold to %s" % WIRE_H)
+
 port = Ports(35000)
 KEY = P.world_key(SECRET)
 DEADLINE_MS = 30000

@@ -7,7 +7,8 @@ and what each side must do; this package does it with nothing but the
 standard library, so that tests can stand in for a host of a world, on
 either side of any connection, and misbehave on purpose:
 
-  wire       the protocol's constants, frame headers and payloads;
+  wire       the protocol's constants, frame headers and payloads, held to
+             kmod/wire.h by check_against() (check_tree(): the tree's own);
   link       Link, one connection's protocol state, without I/O: the
              handshake (initiator or responder), then tagged frames with a
              sequence number per direction; Conn, a blocking connection
@@ -44,7 +45,8 @@ from .wire import (MAGIC, VERSION, HDR, TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_L
                    DEATH, LINK, SIG, UID, RING, BARRIER, NAMES, CONTROL, DATA, NO_RANK, CHECK_SIGS,
                    SIG_ALL_GROUPS, ROUTE, HANDSHAKE_S, ZERO_SIG, ProtocolError, header, raw_frame,
                    addr_wire, addr_unwire, parse_hostport, route, death_payload, reject_payload,
-                   text_of)
+                   text_of, SIZES, OFFSETS, WireMismatch, parse_wire_h, check_against, tree_wire_h,
+                   check_tree)
 from .link import mac, world_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,
                        ceil_log2, dissem_to, dissem_from, jhash2, node_tag)
