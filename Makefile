@@ -85,4 +85,10 @@ check-docs:
 .PHONY: check-syzkaller
 check-syzkaller:
 	@python3 $(TOP)/tools/syzkaller/check.py
-check: checkpatch check-docs check-ynl check-syzkaller
+
+# selftests/encd_peer, the tests' own peer, speaks the protocol of
+# kmod/wire.h (its test programs check it again when they start).
+.PHONY: check-peer-constants
+check-peer-constants:
+	@python3 -B $(TOP)/selftests/encd_peer/wire.py $(TOP)/kmod/wire.h
+check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants

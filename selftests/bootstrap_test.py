@@ -27,6 +27,11 @@ import encd_peer as P  # noqa: E402
 from encd_world import (MSG_SIGNATURE, MSG_UNIQUE_ID, SECRET, TMP, Ports, Rank,  # noqa: E402
                         encctl_json, finish, join_error, join_failed, main, stop, wait_until)
 
+# Before anything runs: the peer speaks the protocol of this tree's
+# kmod/wire.h (a WireMismatch names each constant that differs). Silently:
+# with --programs (for benchmarks) this program prints nothing.
+P.check_tree()
+
 results = []
 port = Ports(31000)
 # One jiffy: the kernel's deadlines are counted in them from the call's start.

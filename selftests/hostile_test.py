@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """encd against hostile peers: strangers, replays, forgeries, floods, and
 members that lie (issue 9). The kernel's side is `encctl world join`; the
-other side is selftests/encd_peer.py, written from
+other side is selftests/encd_peer/, written from
 Documentation/bootstrap.rst, holding the world key or not.
 
 Runs inside the test VM with encd loaded; KTAP output, one line per case.
@@ -22,6 +22,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
                         kernel_memory_kib, names_rank, root_listens, sh, wait_until, main)
+
+# Before anything runs: the peer speaks the protocol of this tree's
+# kmod/wire.h (a WireMismatch names each constant that differs).
+WIRE_H = P.check_tree()
+if WIRE_H:
+    print("# encd_peer's constants hold to %s" % WIRE_H)
 
 port = Ports(33000)
 KEY = P.world_key(SECRET)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Ranks and hosts that die, worlds at the largest size and hosts of
-uneven sizes (issues 10 and 13), with selftests/encd_peer.py standing in
+uneven sizes (issues 10 and 13), with selftests/encd_peer/ standing in
 for hosts where the world must be held at a chosen point.
 
 Runs inside the test VM with encd loaded; KTAP output, one line per case.
@@ -37,6 +37,12 @@ import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # noqa: E402
                         encctl_json, finish, main, names_rank, node_counter, root_listens, stop,
                         wait_until, world_nodes)
+
+# Before anything runs: the peer speaks the protocol of this tree's
+# kmod/wire.h (a WireMismatch names each constant that differs).
+WIRE_H = P.check_tree()
+if WIRE_H:
+    print("# encd_peer's constants hold to %s" % WIRE_H)
 
 port = Ports(35000)
 KEY = P.world_key(SECRET)
