@@ -63,10 +63,11 @@
  * The spinlocks, leaves: nothing is taken or sleeps under them, and none
  * is taken under another.
  *
- *  6. encd_gcomm.rank_lock       which rank a comm has (world.c). Under a
- *                                file's lock (SETUP makes the rank) and an
- *                                init mutex (a comm's netlink event reads
- *                                its host's byte count).
+ *  6. encd_gcomm.rank_lock       which rank a comm has (rank.c, world.c,
+ *                                netlink.c). Under a file's lock (SETUP
+ *                                makes the rank) and an init mutex (a
+ *                                comm's netlink event reads its host's byte
+ *                                count).
  *  7. encd_link.tx_lock          a link's send queue (link.c, with
  *                                spin_lock_bh()). Under a host's lock when
  *                                a frame is queued or encd_link_delivered()
@@ -239,7 +240,7 @@ struct encd_gcomm {
 	atomic_t holders;
 	u32 state;		/* enum encd_gcomm_state, READ_ONCE */
 	spinlock_t rank_lock;
-	struct encd_rank *rank;	/* the rank set up on it (world.c), counted */
+	struct encd_rank *rank;	/* the rank set up on it (rank.c), counted */
 };
 
 /* What BUILD and VALIDATE are asked for. */
@@ -628,7 +629,7 @@ struct encd_pool {
 	DECLARE_HASHTABLE(table, 6);
 };
 
-/* A rank's life in a world (world.c). */
+/* A rank's life in a world (rank.c, world.c). */
 enum encd_rank_state {
 	ENCD_RANK_JOINING,		/* set up, not registered with a host yet */
 	ENCD_RANK_REGISTERED,		/* waiting for the world to form */
@@ -822,14 +823,23 @@ void encd_pool_init(struct encd_rank *r);
 int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, void *arg),
 		       void *arg);
 
-/* world.c */
+/* params.c */
 u32 encd_timeout_ms(u32 asked, u32 dflt);
+bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
+
+/* rank.c */
 __printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
-u32 encd_wire_type_uapi(u8 type);
-bool encd_gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes);
-int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
-			 int (*fn)(void *arg, struct encd_node *node), void *arg);
+void encd_rank_put(struct encd_rank *r);
+struct encd_rank *encd_gcomm_rank(struct encd_gcomm *g);
+struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
+				  u32 timeout_ms, u32 settings);
+
+/* worldkey.c */
+int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+			 const struct encd_setup_global_comm *cmd, struct encd_world_key *wk);
+
+/* world.c */
 int encd_world_ioctl_setup(struct encd_ucmd *ucmd);
 int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd);
 int encd_world_ioctl_barrier(struct encd_ucmd *ucmd);
@@ -839,6 +849,7 @@ void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id);
 /* nodeview.c */
 struct encd_nl_error;
 struct encd_nl_node;
+u32 encd_wire_type_uapi(u8 type);
 void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
 int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
 		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What netlink shows of a comm node: a snapshot taken under its host's
- * lock, for a dump (encd_nodeview_walk()) or an event (encd_node_notify()).
+ * lock, for a dump (encd_nodeview_walk(), which walks a comm's rank's
+ * nodes) or an event (encd_node_notify()).
  */
 #include <linux/slab.h>
 
@@ -12,6 +13,28 @@ struct snapshot {
 	struct encd_nl_phase phases[ENCD_PHASE_N];
 	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
 };
+
+/**
+ * encd_wire_type_uapi() - the uapi's name of a message type, for counters
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ *
+ * Return: enum encd_msg_type, or 0.
+ */
+u32 encd_wire_type_uapi(u8 type)
+{
+	switch (type) {
+	case ENCD_WIRE_SIG:
+		return ENCD_MSG_SIGNATURE;
+	case ENCD_WIRE_UID:
+		return ENCD_MSG_UNIQUE_ID;
+	case ENCD_WIRE_RING:
+		return ENCD_MSG_RING;
+	case ENCD_WIRE_BARRIER:
+		return ENCD_MSG_BARRIER;
+	default:
+		return 0;
+	}
+}
 
 static void snapshot(struct encd_node *node, struct snapshot *s)
 {
@@ -75,6 +98,48 @@ void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error
 	kfree(s);
 }
 
+/*
+ * Calls @fn with each comm node of @g's rank from the @pos'th (counted
+ * from 0), under the rank's host's lock, advancing @pos past each; @fn's
+ * first error stops the walk and is returned.
+ */
+static int rank_walk(struct encd_gcomm *g, unsigned long *pos,
+		     int (*fn)(void *arg, struct encd_node *node), void *arg)
+{
+	struct encd_rank *r = encd_gcomm_rank(g);
+	struct encd_node *node;
+	unsigned long idx = 0;
+	unsigned int s, bkt;
+	int err = 0;
+
+	if (!r)
+		return 0;
+	if (!r->host)
+		goto out;
+	mutex_lock(&r->host->lock);
+	if (r->global_node && idx++ >= *pos) {
+		err = fn(arg, r->global_node);
+		if (err)
+			goto unlock;
+		(*pos)++;
+	}
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
+		hash_for_each(r->pools[s].table, bkt, node, hnode) {
+			if (idx++ < *pos)
+				continue;
+			err = fn(arg, node);
+			if (err)
+				goto unlock;
+			(*pos)++;
+		}
+	}
+unlock:
+	mutex_unlock(&r->host->lock);
+out:
+	encd_rank_put(r);
+	return err;
+}
+
 struct view_walk {
 	int (*fn)(void *arg, const struct encd_nl_node *node);
 	void *arg;
@@ -109,7 +174,7 @@ int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
 		return -ENOMEM;
 	w->fn = fn;
 	w->arg = arg;
-	err = encd_gcomm_rank_walk(g, pos, view_one, w);
+	err = rank_walk(g, pos, view_one, w);
 	kfree(w);
 	return err;
 }
