@@ -846,14 +846,6 @@ int encd_world_ioctl_barrier(struct encd_ucmd *ucmd);
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd);
 void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id);
 
-/* nodeview.c */
-struct encd_nl_error;
-struct encd_nl_node;
-u32 encd_wire_type_uapi(u8 type);
-void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
-int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
-		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
-
 /* fault.c: fault injection, in test builds */
 enum encd_fault_point {
 	ENCD_FAULT_SOCK_CREATE,
@@ -934,6 +926,23 @@ struct encd_nl_node {
 	unsigned int n_counters;
 	const struct encd_nl_error *error;	/* NULL: none */
 };
+
+/*
+ * What is shown of a comm node (nodeview.c), taken under its host's lock:
+ * what netlink puts (@n, pointing into the rest) and what NODE_INFO adds.
+ */
+struct encd_node_snapshot {
+	struct encd_nl_node n;
+	struct encd_nl_phase phases[ENCD_PHASE_N];
+	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
+	u32 local_n;
+	u64 hits;
+};
+
+void encd_node_snapshot(struct encd_node *node, struct encd_node_snapshot *s);
+void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
+int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
+		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
 
 void encd_nl_notify_gcomm(u8 cmd, struct encd_gcomm *g);
 void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *node);

@@ -1,26 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What netlink shows of a comm node: a snapshot taken under its host's
- * lock, for a dump (encd_nodeview_walk(), which walks a comm's rank's
- * nodes) or an event (encd_node_notify()).
+ * What is shown of a comm node: one snapshot taken under its host's lock
+ * (encd_node_snapshot()), for a netlink dump (encd_nodeview_walk(), which
+ * walks a comm's rank's nodes), a netlink event (encd_node_notify()) and
+ * the NODE_INFO ioctl (world.c).
  */
 #include <linux/slab.h>
 
 #include "encd_private.h"
 
-struct snapshot {
-	struct encd_nl_node n;
-	struct encd_nl_phase phases[ENCD_PHASE_N];
-	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
-};
-
-/**
- * encd_wire_type_uapi() - the uapi's name of a message type, for counters
- * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
- *
- * Return: enum encd_msg_type, or 0.
- */
-u32 encd_wire_type_uapi(u8 type)
+/* The uapi's name (enum encd_msg_type) of a message type, or 0. */
+static u32 wire_type_uapi(u8 type)
 {
 	switch (type) {
 	case ENCD_WIRE_SIG:
@@ -36,12 +26,18 @@ u32 encd_wire_type_uapi(u8 type)
 	}
 }
 
-static void snapshot(struct encd_node *node, struct snapshot *s)
+/**
+ * encd_node_snapshot() - what is shown of a comm node
+ * @node: the node; the caller holds its host's lock
+ * @s: out: the snapshot; @s->n points into it
+ */
+void encd_node_snapshot(struct encd_node *node, struct encd_node_snapshot *s)
 {
 	struct encd_rank *r = node->rank;
 	struct encd_gcomm *g = r->g;
 	unsigned int i;
 
+	lockdep_assert_held(&r->host->lock);
 	memset(s, 0, sizeof(*s));
 	s->n.nec_dev = g->nec_dev_id;
 	s->n.ctx_id = g->ctx_id;
@@ -71,12 +67,14 @@ static void snapshot(struct encd_node *node, struct snapshot *s)
 	}
 	s->n.counters = s->counters;
 	for (i = 0; i < node->stats.n && i < ENCD_COUNTERS_MAX; i++) {
-		s->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
+		s->counters[i].type = wire_type_uapi(node->stats.c[i].type);
 		s->counters[i].size = node->stats.c[i].size;
 		s->counters[i].tx = node->stats.c[i].tx;
 		s->counters[i].rx = node->stats.c[i].rx;
 	}
 	s->n.n_counters = i;
+	s->local_n = node->local_n;
+	s->hits = node->hits;
 }
 
 /**
@@ -87,12 +85,12 @@ static void snapshot(struct encd_node *node, struct snapshot *s)
  */
 void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e)
 {
-	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	struct encd_node_snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
 
 	lockdep_assert_held(&node->rank->host->lock);
 	if (!s)
 		return;
-	snapshot(node, s);
+	encd_node_snapshot(node, s);
 	s->n.error = e;
 	encd_nl_notify_node(cmd, node->rank->g->net, &s->n);
 	kfree(s);
@@ -143,14 +141,14 @@ out:
 struct view_walk {
 	int (*fn)(void *arg, const struct encd_nl_node *node);
 	void *arg;
-	struct snapshot s;
+	struct encd_node_snapshot s;
 };
 
 static int view_one(void *arg, struct encd_node *node)
 {
 	struct view_walk *w = arg;
 
-	snapshot(node, &w->s);
+	encd_node_snapshot(node, &w->s);
 	return w->fn(w->arg, &w->s.n);
 }
 

@@ -2,10 +2,11 @@
 /*
  * The world ioctls: libnrt's enc_setup_global_comm (rendezvous through the
  * host agent, then the world's own comm node), enc_init_replica_groups, the
- * barriers, what a rank may know of its comms (NODE_INFO), and what
- * releasing a comm does to its rank. A rank's lifetime is in rank.c, the
- * world key in worldkey.c, the module parameters in params.c; the protocol
- * is in bootstrap.c, the hosts' part in host.c and root.c.
+ * barriers, what a rank may know of its comms (NODE_INFO, from the
+ * snapshot nodeview.c also gives netlink), and what releasing a comm does
+ * to its rank. A rank's lifetime is in rank.c, the world key in
+ * worldkey.c, the module parameters in params.c; the protocol is in
+ * bootstrap.c, the hosts' part in host.c and root.c.
  *
  * A rank is made on a global comm by the file that sets the world up, and
  * belongs to it. Its operations start the protocol and wait for it on the
@@ -650,6 +651,7 @@ out:
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 {
 	struct encd_node_info *cmd = ucmd->cmd;
+	struct encd_node_snapshot s;
 	struct encd_node *node;
 	struct encd_gcomm *g;
 	struct encd_rank *r;
@@ -667,25 +669,30 @@ int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 		err = -ENOENT;
 		goto out;
 	}
-	cmd->rank = node->brank;
-	cmd->rank_n = node->rank_n;
-	cmd->stream_id = node->stream_id;
-	cmd->refcnt = encd_node_users(node);
-	cmd->state = node->state;
-	cmd->local_n = node->local_n;
-	cmd->groups = node->groups;
-	cmd->out_flags = (node->global ? ENCD_NODE_OUT_GLOBAL : 0) |
+	encd_node_snapshot(node, &s);
+	cmd->rank = s.n.rank;
+	cmd->rank_n = s.n.rank_n;
+	cmd->stream_id = s.n.stream_id;
+	cmd->refcnt = s.n.refcnt;
+	cmd->state = s.n.state;
+	cmd->local_n = s.local_n;
+	cmd->groups = s.n.groups;
+	cmd->out_flags = (s.n.global ? ENCD_NODE_OUT_GLOBAL : 0) |
 			 (cmd->group_id < ENCD_MAX_COMM_N && r->bound[cmd->group_id] ?
 			  ENCD_NODE_OUT_BOUND : 0);
-	cmd->hits = node->hits;
-	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
+	cmd->hits = s.hits;
+	memset(cmd->phase_ns, 0, sizeof(cmd->phase_ns));
+	for (i = 0; i < s.n.n_phases; i++)
+		cmd->phase_ns[s.phases[i].id] = s.phases[i].duration_ns;
+	/* Every comm of the rank reports the world's rendezvous, as SETUP does. */
 	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
-	cmd->n_counters = node->stats.n;
-	for (i = 0; i < node->stats.n; i++) {
-		cmd->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
-		cmd->counters[i].size = node->stats.c[i].size;
-		cmd->counters[i].tx = node->stats.c[i].tx;
-		cmd->counters[i].rx = node->stats.c[i].rx;
+	BUILD_BUG_ON(ARRAY_SIZE(cmd->counters) < ARRAY_SIZE(s.counters));
+	cmd->n_counters = s.n.n_counters;
+	for (i = 0; i < s.n.n_counters; i++) {
+		cmd->counters[i].type = s.counters[i].type;
+		cmd->counters[i].size = s.counters[i].size;
+		cmd->counters[i].tx = s.counters[i].tx;
+		cmd->counters[i].rx = s.counters[i].rx;
 	}
 	if (r->mismatch.valid) {
 		cmd->mismatch.valid = 1;
