@@ -593,6 +593,7 @@ struct encd_node {
 	u32 state;			/* enum encd_node_state, READ_ONCE */
 	int err;
 	char msg[ENCD_MSG_MAX];		/* why it failed */
+	bool msg_names_comm;		/* msg says which comm failed to init */
 	u64 hits;			/* pool lookups that found it */
 
 	/* the bootstrap */

@@ -346,7 +346,7 @@ static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_g
 			READ_ONCE(node->state) == ENCD_NODE_FAILED);
 
 	mutex_lock(&h->lock);
-	if (node->state == ENCD_NODE_FAILED && str_has_prefix(node->msg, "failed to init NCCL comm")) {
+	if (node->state == ENCD_NODE_FAILED && node->msg_names_comm) {
 		/* The ring's own sentences already name the comm, as libnrt's do. */
 		err = encd_fail(ucmd, node->err, "%s", node->msg);
 	} else if (node->state == ENCD_NODE_FAILED) {
