@@ -49,11 +49,13 @@
  *                                leaves it.
  *  4. encd_host.lock             a host agent, its links' host-side state,
  *                                its local ranks' nodes, local barriers and
- *                                early messages. Taken in host.c, link.c
- *                                and world.c, under op_lock (the ioctls)
- *                                and hosts_lock (the last rank leaving);
- *                                root.c, bootstrap.c, barrier.c, pool.c and
- *                                nodeview.c run under it.
+ *                                early messages. Taken in host.c, link.c,
+ *                                world.c and nodeview.c (a dump's walk,
+ *                                with no lock held), under op_lock (the
+ *                                ioctls) and hosts_lock (the last rank
+ *                                leaving); root.c, bootstrap.c, barrier.c,
+ *                                pool.c, rank.c and nodeview.c's snapshots
+ *                                run under it.
  *  5. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
  *                                core in the registry (gcomm.c; registry.c
  *                                asserts it). Taken with none of the

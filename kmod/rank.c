@@ -24,6 +24,8 @@ int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
 {
 	va_list args;
 
+	if (r->host)
+		lockdep_assert_held(&r->host->lock);
 	if (r->state != ENCD_RANK_FAILED) {
 		va_start(args, fmt);
 		vscnprintf(r->msg, sizeof(r->msg), fmt, args);

@@ -16,10 +16,13 @@
  * the comm (or closing the file) never waits: the rank leaves its host at
  * once, which fails the world for its peers, and its waiters wake.
  *
- * Locking (see encd_private.h): an operation takes the rank's op_lock
- * (interruptibly) to have the rank to itself, and the host's lock only for
- * moments; the file's lock and the comm's rank_lock guard which rank a comm
- * has.
+ * Locking (see encd_private.h): an operation takes the rank's op_lock to
+ * have the rank to itself, and the host's lock only for moments; the file's
+ * lock and the comm's rank_lock guard which rank a comm has. SETUP takes
+ * op_lock with mutex_lock(), only while it registers the rank, and waits
+ * for the world with it dropped; the operations of a formed rank take it
+ * in enter() with mutex_lock_interruptible(), as they hold it while they
+ * wait, so that a signal ends another operation's wait for it.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -510,6 +513,7 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct en
 	char text[ENCD_MSG_MAX];
 	int err;
 
+	lockdep_assert_held(&h->lock);
 	if (h->state == ENCD_HOST_FAILED)
 		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
 	/* The barrier about to start (@next) is the one after those started. */
