@@ -126,17 +126,19 @@ static void notify_failure(struct encd_node *node, int err)
 			 ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
 }
 
-/* A node's bootstrap failed: its rank hears why, the next attempt is a new one. */
-static __printf(3, 4) void node_fail(struct encd_node *node, int err, const char *fmt, ...)
+/*
+ * A node's bootstrap failed: its rank hears why, the next attempt is a new
+ * one. @names_comm: the sentence already says which comm failed to init.
+ */
+static __printf(4, 0) void node_vfail(struct encd_node *node, int err, bool names_comm,
+				      const char *fmt, va_list args)
 {
 	struct encd_rank *r = node->rank;
-	va_list args;
 
 	if (node->state == ENCD_NODE_READY || node->state == ENCD_NODE_FAILED)
 		return;
-	va_start(args, fmt);
 	vscnprintf(node->msg, sizeof(node->msg), fmt, args);
-	va_end(args);
+	node->msg_names_comm = names_comm;
 	node->err = err;
 	node->phase_ns[node->ph] = ktime_get_boottime_ns() - node->phase_start[node->ph];
 	WRITE_ONCE(node->state, ENCD_NODE_FAILED);
@@ -147,6 +149,25 @@ static __printf(3, 4) void node_fail(struct encd_node *node, int err, const char
 	if (node->global)
 		encd_rank_fail(r, err, "%s", node->msg);
 	wake_up_all(&r->wq);
+}
+
+static __printf(3, 4) void node_fail(struct encd_node *node, int err, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	node_vfail(node, err, false, fmt, args);
+	va_end(args);
+}
+
+/* A failure of the comm's ring, in a sentence that names the comm, as libnrt's do. */
+static __printf(3, 4) void ring_fail(struct encd_node *node, int err, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	node_vfail(node, err, true, fmt, args);
+	va_end(args);
 }
 
 static void node_ready(struct encd_node *node)
@@ -298,7 +319,7 @@ static void node_advance(struct encd_host *h, struct encd_node *node)
 				if (!node->ring_got)
 					return;
 				if (crypto_memneq(node->ring_uid, node->uid, ENCD_UID_LEN)) {
-					node_fail(node, -EPROTO,
+					ring_fail(node, -EPROTO,
 						  "failed to init NCCL comm stream_id:%u group_id:%d: its ring predecessor (global device %u) holds another unique id",
 						  node->stream_id, node->global ? -1 : (int)node->group_id,
 						  node->key[(node->brank + node->rank_n - 1) % node->rank_n]);

@@ -49,11 +49,13 @@
  *                                leaves it.
  *  4. encd_host.lock             a host agent, its links' host-side state,
  *                                its local ranks' nodes, local barriers and
- *                                early messages. Taken in host.c, link.c
- *                                and world.c, under op_lock (the ioctls)
- *                                and hosts_lock (the last rank leaving);
- *                                root.c, bootstrap.c, barrier.c, pool.c and
- *                                nodeview.c run under it.
+ *                                early messages. Taken in host.c, link.c,
+ *                                world.c and nodeview.c (a dump's walk,
+ *                                with no lock held), under op_lock (the
+ *                                ioctls) and hosts_lock (the last rank
+ *                                leaving); root.c, bootstrap.c, barrier.c,
+ *                                pool.c, rank.c and nodeview.c's snapshots
+ *                                run under it.
  *  5. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
  *                                core in the registry (gcomm.c; registry.c
  *                                asserts it). Taken with none of the
@@ -63,10 +65,11 @@
  * The spinlocks, leaves: nothing is taken or sleeps under them, and none
  * is taken under another.
  *
- *  6. encd_gcomm.rank_lock       which rank a comm has (world.c). Under a
- *                                file's lock (SETUP makes the rank) and an
- *                                init mutex (a comm's netlink event reads
- *                                its host's byte count).
+ *  6. encd_gcomm.rank_lock       which rank a comm has (rank.c, world.c,
+ *                                netlink.c). Under a file's lock (SETUP
+ *                                makes the rank) and an init mutex (a
+ *                                comm's netlink event reads its host's byte
+ *                                count).
  *  7. encd_link.tx_lock          a link's send queue (link.c, with
  *                                spin_lock_bh()). Under a host's lock when
  *                                a frame is queued or encd_link_delivered()
@@ -239,7 +242,7 @@ struct encd_gcomm {
 	atomic_t holders;
 	u32 state;		/* enum encd_gcomm_state, READ_ONCE */
 	spinlock_t rank_lock;
-	struct encd_rank *rank;	/* the rank set up on it (world.c), counted */
+	struct encd_rank *rank;	/* the rank set up on it (rank.c), counted */
 };
 
 /* What BUILD and VALIDATE are asked for. */
@@ -592,6 +595,7 @@ struct encd_node {
 	u32 state;			/* enum encd_node_state, READ_ONCE */
 	int err;
 	char msg[ENCD_MSG_MAX];		/* why it failed */
+	bool msg_names_comm;		/* msg says which comm failed to init */
 	u64 hits;			/* pool lookups that found it */
 
 	/* the bootstrap */
@@ -628,7 +632,7 @@ struct encd_pool {
 	DECLARE_HASHTABLE(table, 6);
 };
 
-/* A rank's life in a world (world.c). */
+/* A rank's life in a world (rank.c, world.c). */
 enum encd_rank_state {
 	ENCD_RANK_JOINING,		/* set up, not registered with a host yet */
 	ENCD_RANK_REGISTERED,		/* waiting for the world to form */
@@ -822,26 +826,28 @@ void encd_pool_init(struct encd_rank *r);
 int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, void *arg),
 		       void *arg);
 
-/* world.c */
+/* params.c */
 u32 encd_timeout_ms(u32 asked, u32 dflt);
+bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
+
+/* rank.c */
 __printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
-u32 encd_wire_type_uapi(u8 type);
-bool encd_gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes);
-int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
-			 int (*fn)(void *arg, struct encd_node *node), void *arg);
+void encd_rank_put(struct encd_rank *r);
+struct encd_rank *encd_gcomm_rank(struct encd_gcomm *g);
+struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
+				  u32 timeout_ms, u32 settings);
+
+/* worldkey.c */
+int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+			 const struct encd_setup_global_comm *cmd, struct encd_world_key *wk);
+
+/* world.c */
 int encd_world_ioctl_setup(struct encd_ucmd *ucmd);
 int encd_world_ioctl_init_groups(struct encd_ucmd *ucmd);
 int encd_world_ioctl_barrier(struct encd_ucmd *ucmd);
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd);
 void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id);
-
-/* nodeview.c */
-struct encd_nl_error;
-struct encd_nl_node;
-void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
-int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
-		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
 
 /* fault.c: fault injection, in test builds */
 enum encd_fault_point {
@@ -923,6 +929,23 @@ struct encd_nl_node {
 	unsigned int n_counters;
 	const struct encd_nl_error *error;	/* NULL: none */
 };
+
+/*
+ * What is shown of a comm node (nodeview.c), taken under its host's lock:
+ * what netlink puts (@n, pointing into the rest) and what NODE_INFO adds.
+ */
+struct encd_node_snapshot {
+	struct encd_nl_node n;
+	struct encd_nl_phase phases[ENCD_PHASE_N];
+	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
+	u32 local_n;
+	u64 hits;
+};
+
+void encd_node_snapshot(struct encd_node *node, struct encd_node_snapshot *s);
+void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e);
+int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
+		       int (*fn)(void *arg, const struct encd_nl_node *node), void *arg);
 
 void encd_nl_notify_gcomm(u8 cmd, struct encd_gcomm *g);
 void encd_nl_notify_node(u8 cmd, struct net *net, const struct encd_nl_node *node);

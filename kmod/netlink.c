@@ -238,12 +238,33 @@ static int nl_put_last_error(struct sk_buff *skb, const struct encd_gcomm *g)
 	return nl_put_error(skb, ENCD_A_GCOMM_ERROR, &e);
 }
 
+/*
+ * What the host agent of @g's rank sent on its links, whole frames; false
+ * when the comm has no rank registered with a host agent.
+ */
+static bool gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes)
+{
+	struct encd_host *h = NULL;
+
+	/*
+	 * No reference taken: while rank_lock is held the comm's rank keeps
+	 * its counted reference, and the rank holds its host's until it goes.
+	 */
+	spin_lock(&g->rank_lock);
+	if (g->rank)
+		h = READ_ONCE(g->rank->host);
+	if (h)
+		*bytes = atomic64_read(&h->sent_bytes);
+	spin_unlock(&g->rank_lock);
+	return h;
+}
+
 /* Only a comm whose rank has a host agent has the host's count. */
 static int nl_put_host_tx_bytes(struct sk_buff *skb, struct encd_gcomm *g)
 {
 	u64 bytes;
 
-	if (!encd_gcomm_host_tx_bytes(g, &bytes))
+	if (!gcomm_host_tx_bytes(g, &bytes))
 		return 0;
 	return nla_put_u64_64bit(skb, ENCD_A_GCOMM_HOST_TX_BYTES, bytes, ENCD_A_GCOMM_PAD);
 }

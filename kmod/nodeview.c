@@ -1,24 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What netlink shows of a comm node: a snapshot taken under its host's
- * lock, for a dump (encd_nodeview_walk()) or an event (encd_node_notify()).
+ * What is shown of a comm node: one snapshot taken under its host's lock
+ * (encd_node_snapshot()), for a netlink dump (encd_nodeview_walk(), which
+ * walks a comm's rank's nodes), a netlink event (encd_node_notify()) and
+ * the NODE_INFO ioctl (world.c).
  */
 #include <linux/slab.h>
 
 #include "encd_private.h"
 
-struct snapshot {
-	struct encd_nl_node n;
-	struct encd_nl_phase phases[ENCD_PHASE_N];
-	struct encd_nl_counter counters[ENCD_COUNTERS_MAX];
-};
+/* The uapi's name (enum encd_msg_type) of a message type, or 0. */
+static u32 wire_type_uapi(u8 type)
+{
+	switch (type) {
+	case ENCD_WIRE_SIG:
+		return ENCD_MSG_SIGNATURE;
+	case ENCD_WIRE_UID:
+		return ENCD_MSG_UNIQUE_ID;
+	case ENCD_WIRE_RING:
+		return ENCD_MSG_RING;
+	case ENCD_WIRE_BARRIER:
+		return ENCD_MSG_BARRIER;
+	default:
+		return 0;
+	}
+}
 
-static void snapshot(struct encd_node *node, struct snapshot *s)
+/**
+ * encd_node_snapshot() - what is shown of a comm node
+ * @node: the node; the caller holds its host's lock
+ * @s: out: the snapshot; @s->n points into it
+ */
+void encd_node_snapshot(struct encd_node *node, struct encd_node_snapshot *s)
 {
 	struct encd_rank *r = node->rank;
 	struct encd_gcomm *g = r->g;
 	unsigned int i;
 
+	lockdep_assert_held(&r->host->lock);
 	memset(s, 0, sizeof(*s));
 	s->n.nec_dev = g->nec_dev_id;
 	s->n.ctx_id = g->ctx_id;
@@ -48,12 +67,14 @@ static void snapshot(struct encd_node *node, struct snapshot *s)
 	}
 	s->n.counters = s->counters;
 	for (i = 0; i < node->stats.n && i < ENCD_COUNTERS_MAX; i++) {
-		s->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
+		s->counters[i].type = wire_type_uapi(node->stats.c[i].type);
 		s->counters[i].size = node->stats.c[i].size;
 		s->counters[i].tx = node->stats.c[i].tx;
 		s->counters[i].rx = node->stats.c[i].rx;
 	}
 	s->n.n_counters = i;
+	s->local_n = node->local_n;
+	s->hits = node->hits;
 }
 
 /**
@@ -64,28 +85,70 @@ static void snapshot(struct encd_node *node, struct snapshot *s)
  */
 void encd_node_notify(struct encd_node *node, u8 cmd, const struct encd_nl_error *e)
 {
-	struct snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
+	struct encd_node_snapshot *s = kmalloc(sizeof(*s), GFP_KERNEL);
 
 	lockdep_assert_held(&node->rank->host->lock);
 	if (!s)
 		return;
-	snapshot(node, s);
+	encd_node_snapshot(node, s);
 	s->n.error = e;
 	encd_nl_notify_node(cmd, node->rank->g->net, &s->n);
 	kfree(s);
 }
 
+/*
+ * Calls @fn with each comm node of @g's rank from the @pos'th (counted
+ * from 0), under the rank's host's lock, advancing @pos past each; @fn's
+ * first error stops the walk and is returned.
+ */
+static int rank_walk(struct encd_gcomm *g, unsigned long *pos,
+		     int (*fn)(void *arg, struct encd_node *node), void *arg)
+{
+	struct encd_rank *r = encd_gcomm_rank(g);
+	struct encd_node *node;
+	unsigned long idx = 0;
+	unsigned int s, bkt;
+	int err = 0;
+
+	if (!r)
+		return 0;
+	if (!r->host)
+		goto out;
+	mutex_lock(&r->host->lock);
+	if (r->global_node && idx++ >= *pos) {
+		err = fn(arg, r->global_node);
+		if (err)
+			goto unlock;
+		(*pos)++;
+	}
+	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
+		hash_for_each(r->pools[s].table, bkt, node, hnode) {
+			if (idx++ < *pos)
+				continue;
+			err = fn(arg, node);
+			if (err)
+				goto unlock;
+			(*pos)++;
+		}
+	}
+unlock:
+	mutex_unlock(&r->host->lock);
+out:
+	encd_rank_put(r);
+	return err;
+}
+
 struct view_walk {
 	int (*fn)(void *arg, const struct encd_nl_node *node);
 	void *arg;
-	struct snapshot s;
+	struct encd_node_snapshot s;
 };
 
 static int view_one(void *arg, struct encd_node *node)
 {
 	struct view_walk *w = arg;
 
-	snapshot(node, &w->s);
+	encd_node_snapshot(node, &w->s);
 	return w->fn(w->arg, &w->s.n);
 }
 
@@ -109,7 +172,7 @@ int encd_nodeview_walk(struct encd_gcomm *g, unsigned long *pos,
 		return -ENOMEM;
 	w->fn = fn;
 	w->arg = arg;
-	err = encd_gcomm_rank_walk(g, pos, view_one, w);
+	err = rank_walk(g, pos, view_one, w);
 	kfree(w);
 	return err;
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A rank's life in a world, and the bootstrap ioctls: libnrt's
- * enc_setup_global_comm (rendezvous through the host agent, then the
- * world's own comm node), enc_init_replica_groups, the barriers, and what a
- * rank may know of its comms. The protocol is in bootstrap.c, the hosts'
- * part in host.c and root.c.
+ * The world ioctls: libnrt's enc_setup_global_comm (rendezvous through the
+ * host agent, then the world's own comm node), enc_init_replica_groups, the
+ * barriers, what a rank may know of its comms (NODE_INFO, from the
+ * snapshot nodeview.c also gives netlink), and what releasing a comm does
+ * to its rank. A rank's lifetime is in rank.c, the world key in
+ * worldkey.c, the module parameters in params.c; the protocol is in
+ * bootstrap.c, the hosts' part in host.c and root.c.
  *
  * A rank is made on a global comm by the file that sets the world up, and
  * belongs to it. Its operations start the protocol and wait for it on the
@@ -14,149 +16,18 @@
  * the comm (or closing the file) never waits: the rank leaves its host at
  * once, which fails the world for its peers, and its waiters wake.
  *
- * Locking (see encd_private.h): an operation takes the rank's op_lock
- * (interruptibly) to have the rank to itself, and the host's lock only for
- * moments; the file's lock and the comm's rank_lock guard which rank a comm
- * has.
+ * Locking (see encd_private.h): an operation takes the rank's op_lock to
+ * have the rank to itself, and the host's lock only for moments; the file's
+ * lock and the comm's rank_lock guard which rank a comm has. SETUP takes
+ * op_lock with mutex_lock(), only while it registers the rank, and waits
+ * for the world with it dropped; the operations of a formed rank take it
+ * in enter() with mutex_lock_interruptible(), as they hold it while they
+ * wait, so that a signal ends another operation's wait for it.
  */
-#include <linux/in.h>
-#include <linux/in6.h>
-#include <linux/module.h>
-#include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
-#include <net/ipv6.h>
-#include <net/net_namespace.h>
 
 #include "encd_private.h"
-#include "schedule.h"
-
-static unsigned int bootstrap_timeout_ms = 60000;
-module_param(bootstrap_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(bootstrap_timeout_ms,
-		 "Deadline of one bootstrap operation in milliseconds (default 60000, 1 to 86400000)");
-
-static bool local_delivery = true;
-module_param(local_delivery, bool, 0644);
-MODULE_PARM_DESC(local_delivery,
-		 "Hand messages between ranks of this host over inside the module (default Y); N sends every message through TCP");
-
-static bool allow_insecure_worlds;
-module_param(allow_insecure_worlds, bool, 0644);
-MODULE_PARM_DESC(allow_insecure_worlds,
-		 "Let worlds whose root is not on loopback form without a world secret (default N: refused)");
-
-#define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
-
-/**
- * encd_timeout_ms() - the deadline of an operation, in milliseconds
- * @asked: what the caller asked for, 0 for the default
- * @dflt: the default (0: the module parameter's)
- *
- * Every deadline a caller gives is clamped to the parameter's range.
- *
- * Return: 1 .. 86400000.
- */
-u32 encd_timeout_ms(u32 asked, u32 dflt)
-{
-	u32 t = asked ?: dflt ?: READ_ONCE(bootstrap_timeout_ms);
-
-	return clamp_t(u32, t, 1, TIMEOUT_MAX_MS);
-}
-
-/**
- * encd_allow_insecure_worlds() - what the administrator allowed
- *
- * Return: whether a world off loopback may form without a secret.
- */
-bool encd_allow_insecure_worlds(void)
-{
-	return READ_ONCE(allow_insecure_worlds);
-}
-
-/**
- * encd_rank_fail() - a rank's world failed for it
- * @r: the rank; the caller holds its host's lock, if it has one
- * @err: the negative errno its operations fail with
- * @fmt: the sentence
- *
- * The first failure is the one kept.
- *
- * Return: @err.
- */
-int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
-{
-	va_list args;
-
-	if (r->state != ENCD_RANK_FAILED) {
-		va_start(args, fmt);
-		vscnprintf(r->msg, sizeof(r->msg), fmt, args);
-		va_end(args);
-		r->err = err;
-		WRITE_ONCE(r->state, ENCD_RANK_FAILED);
-		list_del_init(&r->unsent);
-		wake_up_all(&r->wq);
-	}
-	return r->err;
-}
-
-static void rank_release(struct kref *ref)
-{
-	struct encd_rank *r = container_of(ref, struct encd_rank, ref);
-	unsigned int i;
-
-	for (i = 0; i < ENCD_MAX_COMM_N; i++)
-		encd_node_put(r->groups[i]);
-	encd_node_put(r->global_node);
-	encd_host_put(r->host);
-	encd_gcomm_put(r->g);
-	mutex_destroy(&r->op_lock);
-	kfree(r);
-}
-
-static void rank_put(struct encd_rank *r)
-{
-	if (r)
-		kref_put(&r->ref, rank_release);
-}
-
-/* The rank on a comm, counted, or NULL. */
-static struct encd_rank *gcomm_rank(struct encd_gcomm *g)
-{
-	struct encd_rank *r;
-
-	spin_lock(&g->rank_lock);
-	r = g->rank;
-	if (r)
-		kref_get(&r->ref);
-	spin_unlock(&g->rank_lock);
-	return r;
-}
-
-static struct encd_rank *rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
-				    u32 timeout_ms, u32 settings)
-{
-	struct encd_rank *r;
-
-	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
-	if (!r)
-		return NULL;
-	kref_init(&r->ref);
-	r->g = encd_gcomm_get(g);
-	r->owner = owner;
-	r->id = g->g_device_id;
-	r->settings = settings;
-	r->timeout_ms = timeout_ms;
-	mutex_init(&r->op_lock);
-	init_waitqueue_head(&r->wq);
-	INIT_LIST_HEAD(&r->unsent);
-	INIT_LIST_HEAD(&r->early);
-	xa_init(&r->attempts);
-	encd_pool_init(r);
-	r->state = ENCD_RANK_JOINING;
-	return r;
-}
 
 /*
  * The rank this file has on @g, made if need be (SETUP). Made under the
@@ -170,16 +41,16 @@ static struct encd_rank *rank_for_setup(struct encd_ucmd *ucmd, struct encd_gcom
 	struct encd_file *file = ucmd->file;
 	struct encd_rank *r, *fresh;
 
-	r = gcomm_rank(g);
+	r = encd_gcomm_rank(g);
 	if (r)
 		goto check;
-	fresh = rank_alloc(g, file, timeout_ms, settings);
+	fresh = encd_rank_alloc(g, file, timeout_ms, settings);
 	if (!fresh)
 		return ERR_PTR(encd_fail(ucmd, -ENOMEM, "Failed to allocate the world"));
 	mutex_lock(&file->lock);
 	if (!test_bit(encd_slot(g->nec_dev_id, g->ctx_id), file->held)) {
 		mutex_unlock(&file->lock);
-		rank_put(fresh);
+		encd_rank_put(fresh);
 		return ERR_PTR(encd_fail(ucmd, -ENOENT,
 					 "This file does not hold the global comm of core %d context %u",
 					 g->nec_dev_id, g->ctx_id));
@@ -195,11 +66,11 @@ static struct encd_rank *rank_for_setup(struct encd_ucmd *ucmd, struct encd_gcom
 	kref_get(&r->ref);
 	spin_unlock(&g->rank_lock);
 	mutex_unlock(&file->lock);
-	rank_put(fresh);
+	encd_rank_put(fresh);
 check:
 	/* Another file may only hear that the world formed, as libnrt's idempotent setup. */
 	if (r->owner != file && READ_ONCE(r->state) != ENCD_RANK_FORMED) {
-		rank_put(r);
+		encd_rank_put(r);
 		return ERR_PTR(encd_fail(ucmd, -EBUSY,
 					 "The world of core %d context %u belongs to another process",
 					 g->nec_dev_id, g->ctx_id));
@@ -210,76 +81,19 @@ check:
 /* The rank of this file on a comm, formed or not yet; or why not. */
 static struct encd_rank *owned_rank(struct encd_ucmd *ucmd, struct encd_gcomm *g)
 {
-	struct encd_rank *r = gcomm_rank(g);
+	struct encd_rank *r = encd_gcomm_rank(g);
 
 	if (!r)
 		return ERR_PTR(encd_fail(ucmd, -ENOENT,
 					 "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
 					 g->nec_dev_id, g->ctx_id));
 	if (r->owner != ucmd->file) {
-		rank_put(r);
+		encd_rank_put(r);
 		return ERR_PTR(encd_fail(ucmd, -EBUSY,
 					 "The world of core %d context %u belongs to another process",
 					 g->nec_dev_id, g->ctx_id));
 	}
 	return r;
-}
-
-/* The world key */
-
-static bool addr_is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ipv4_is_loopback(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
-	if (ss->ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-		return ipv6_addr_loopback(a) ||
-		       (ipv6_addr_v4mapped(a) && ipv4_is_loopback(a->s6_addr32[3]));
-	}
-	return false;
-}
-
-static int world_key(struct encd_ucmd *ucmd, struct encd_gcomm *g,
-		     const struct encd_setup_global_comm *cmd, struct encd_world_key *wk)
-{
-	u8 secret[ENCD_WORLD_SECRET_MAX];
-	enum encd_key_kind kind;
-	int err;
-
-	memset(wk, 0, sizeof(*wk));
-	wk->net = g->net;
-	wk->world_size = g->g_device_cnt;
-	wk->solo = (cmd->head.flags & ENCD_SETUP_FORCE_TCP) || !READ_ONCE(local_delivery) ?
-		   g->g_device_id : U32_MAX;
-	if (wk->world_size > ENCD_WORLD_MAX)
-		return encd_fail(ucmd, -EINVAL, "A world of %u ranks is larger than %u",
-				 wk->world_size, ENCD_WORLD_MAX);
-	if (encd_addr_parse(g->root_comm_id, &wk->root) && wk->world_size > 1)
-		return encd_fail(ucmd, -EINVAL,
-				 "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
-				 g->root_comm_id);
-	if (cmd->secret_len > sizeof(secret))
-		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
-				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
-	if (cmd->secret_len) {
-		if (copy_from_user(secret, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
-			return -EFAULT;
-		kind = ENCD_KEY_SECRET;
-	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
-		kind = ENCD_KEY_LOOPBACK;
-	} else if (encd_allow_insecure_worlds()) {
-		kind = ENCD_KEY_INSECURE;
-	} else {
-		return encd_fail(ucmd, -EINVAL,
-				 "root_comm_id %s is not a loopback address and the world has no secret: give every rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with allow_insecure_worlds=1",
-				 g->root_comm_id);
-	}
-	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
-	memzero_explicit(secret, sizeof(secret));
-	if (err)
-		return encd_fail(ucmd, err, "Cannot derive the world key (%d)", err);
-	return 0;
 }
 
 /* Waiting */
@@ -370,7 +184,7 @@ int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 	cmd->out_flags = 0;
 
 	if (READ_ONCE(r->state) == ENCD_RANK_JOINING) {
-		err = world_key(ucmd, g, cmd, &wk);
+		err = encd_world_key_setup(ucmd, g, cmd, &wk);
 		if (err) {
 			/* Nothing of the world exists yet: the next SETUP may do better. */
 			goto out_r;
@@ -436,7 +250,7 @@ int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 				"the global comm's rank %u of %u differs from its identity %u of %u",
 				cmd->rank, cmd->rank_n, g->g_device_id, g->g_device_cnt);
 out_r:
-	rank_put(r);
+	encd_rank_put(r);
 out_g:
 	encd_gcomm_put(g);
 	return err ?: encd_ucmd_respond(ucmd, sizeof(*cmd));
@@ -535,7 +349,7 @@ static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_g
 			READ_ONCE(node->state) == ENCD_NODE_FAILED);
 
 	mutex_lock(&h->lock);
-	if (node->state == ENCD_NODE_FAILED && str_has_prefix(node->msg, "failed to init NCCL comm")) {
+	if (node->state == ENCD_NODE_FAILED && node->msg_names_comm) {
 		/* The ring's own sentences already name the comm, as libnrt's do. */
 		err = encd_fail(ucmd, node->err, "%s", node->msg);
 	} else if (node->state == ENCD_NODE_FAILED) {
@@ -583,14 +397,14 @@ static struct encd_rank *enter(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id,
 	if (IS_ERR(r))
 		goto fail;
 	if (READ_ONCE(r->state) != ENCD_RANK_FORMED || !r->host) {
-		rank_put(r);
+		encd_rank_put(r);
 		r = ERR_PTR(encd_fail(ucmd, -ENOENT,
 				      "The global comm of core %d context %u has not been set up: call enc_setup_global_comm first",
 				      g->nec_dev_id, g->ctx_id));
 		goto fail;
 	}
 	if (mutex_lock_interruptible(&r->op_lock)) {
-		rank_put(r);
+		encd_rank_put(r);
 		r = ERR_PTR(-EINTR);
 		goto fail;
 	}
@@ -604,7 +418,7 @@ fail:
 static void leave(struct encd_gcomm *g, struct encd_rank *r)
 {
 	mutex_unlock(&r->op_lock);
-	rank_put(r);
+	encd_rank_put(r);
 	encd_gcomm_put(g);
 }
 
@@ -699,6 +513,7 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct en
 	char text[ENCD_MSG_MAX];
 	int err;
 
+	lockdep_assert_held(&h->lock);
 	if (h->state == ENCD_HOST_FAILED)
 		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
 	/* The barrier about to start (@next) is the one after those started. */
@@ -832,28 +647,6 @@ out:
 }
 
 /**
- * encd_wire_type_uapi() - the uapi's name of a message type, for counters
- * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
- *
- * Return: enum encd_msg_type, or 0.
- */
-u32 encd_wire_type_uapi(u8 type)
-{
-	switch (type) {
-	case ENCD_WIRE_SIG:
-		return ENCD_MSG_SIGNATURE;
-	case ENCD_WIRE_UID:
-		return ENCD_MSG_UNIQUE_ID;
-	case ENCD_WIRE_RING:
-		return ENCD_MSG_RING;
-	case ENCD_WIRE_BARRIER:
-		return ENCD_MSG_BARRIER;
-	default:
-		return 0;
-	}
-}
-
-/**
  * encd_world_ioctl_node_info() - ENCD_IOC_NODE_INFO
  * @ucmd: the command
  *
@@ -862,6 +655,7 @@ u32 encd_wire_type_uapi(u8 type)
 int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 {
 	struct encd_node_info *cmd = ucmd->cmd;
+	struct encd_node_snapshot s;
 	struct encd_node *node;
 	struct encd_gcomm *g;
 	struct encd_rank *r;
@@ -879,25 +673,30 @@ int encd_world_ioctl_node_info(struct encd_ucmd *ucmd)
 		err = -ENOENT;
 		goto out;
 	}
-	cmd->rank = node->brank;
-	cmd->rank_n = node->rank_n;
-	cmd->stream_id = node->stream_id;
-	cmd->refcnt = encd_node_users(node);
-	cmd->state = node->state;
-	cmd->local_n = node->local_n;
-	cmd->groups = node->groups;
-	cmd->out_flags = (node->global ? ENCD_NODE_OUT_GLOBAL : 0) |
+	encd_node_snapshot(node, &s);
+	cmd->rank = s.n.rank;
+	cmd->rank_n = s.n.rank_n;
+	cmd->stream_id = s.n.stream_id;
+	cmd->refcnt = s.n.refcnt;
+	cmd->state = s.n.state;
+	cmd->local_n = s.local_n;
+	cmd->groups = s.n.groups;
+	cmd->out_flags = (s.n.global ? ENCD_NODE_OUT_GLOBAL : 0) |
 			 (cmd->group_id < ENCD_MAX_COMM_N && r->bound[cmd->group_id] ?
 			  ENCD_NODE_OUT_BOUND : 0);
-	cmd->hits = node->hits;
-	memcpy(cmd->phase_ns, node->phase_ns, sizeof(cmd->phase_ns));
+	cmd->hits = s.hits;
+	memset(cmd->phase_ns, 0, sizeof(cmd->phase_ns));
+	for (i = 0; i < s.n.n_phases; i++)
+		cmd->phase_ns[s.phases[i].id] = s.phases[i].duration_ns;
+	/* Every comm of the rank reports the world's rendezvous, as SETUP does. */
 	cmd->phase_ns[ENCD_PHASE_RENDEZVOUS] = r->rendezvous_ns;
-	cmd->n_counters = node->stats.n;
-	for (i = 0; i < node->stats.n; i++) {
-		cmd->counters[i].type = encd_wire_type_uapi(node->stats.c[i].type);
-		cmd->counters[i].size = node->stats.c[i].size;
-		cmd->counters[i].tx = node->stats.c[i].tx;
-		cmd->counters[i].rx = node->stats.c[i].rx;
+	BUILD_BUG_ON(ARRAY_SIZE(cmd->counters) < ARRAY_SIZE(s.counters));
+	cmd->n_counters = s.n.n_counters;
+	for (i = 0; i < s.n.n_counters; i++) {
+		cmd->counters[i].type = s.counters[i].type;
+		cmd->counters[i].size = s.counters[i].size;
+		cmd->counters[i].tx = s.counters[i].tx;
+		cmd->counters[i].rx = s.counters[i].rx;
 	}
 	if (r->mismatch.valid) {
 		cmd->mismatch.valid = 1;
@@ -944,77 +743,7 @@ void encd_world_release(struct encd_file *file, u32 nec_dev, u32 ctx_id)
 		if (READ_ONCE(r->host))
 			encd_host_leave(r->host, r);
 		wake_up_all(&r->wq);
-		rank_put(r);
+		encd_rank_put(r);
 	}
 	encd_gcomm_put(g);
-}
-
-/**
- * encd_gcomm_host_tx_bytes() - what the host agent of a comm's rank sent
- * @g: the comm
- * @bytes: out: the bytes its links sent, whole frames
- *
- * Return: false when the comm has no rank registered with a host agent.
- */
-bool encd_gcomm_host_tx_bytes(struct encd_gcomm *g, u64 *bytes)
-{
-	struct encd_host *h = NULL;
-
-	/*
-	 * No reference taken: while rank_lock is held the comm's rank keeps
-	 * its counted reference, and the rank holds its host's until it goes.
-	 */
-	spin_lock(&g->rank_lock);
-	if (g->rank)
-		h = READ_ONCE(g->rank->host);
-	if (h)
-		*bytes = atomic64_read(&h->sent_bytes);
-	spin_unlock(&g->rank_lock);
-	return h;
-}
-
-/**
- * encd_gcomm_rank_walk() - snapshots of the comm nodes of a comm's rank
- * @g: the comm
- * @pos: the node to start at (counted from 0); advanced past each one put
- * @fn: called with each node, under its host's lock; stops the walk on error
- * @arg: for @fn
- *
- * Return: @fn's first error, or 0.
- */
-int encd_gcomm_rank_walk(struct encd_gcomm *g, unsigned long *pos,
-			 int (*fn)(void *arg, struct encd_node *node), void *arg)
-{
-	struct encd_rank *r = gcomm_rank(g);
-	struct encd_node *node;
-	unsigned long idx = 0;
-	unsigned int s, bkt;
-	int err = 0;
-
-	if (!r)
-		return 0;
-	if (!r->host)
-		goto out;
-	mutex_lock(&r->host->lock);
-	if (r->global_node && idx++ >= *pos) {
-		err = fn(arg, r->global_node);
-		if (err)
-			goto unlock;
-		(*pos)++;
-	}
-	for (s = 0; s < ENCD_MAX_STREAM_N; s++) {
-		hash_for_each(r->pools[s].table, bkt, node, hnode) {
-			if (idx++ < *pos)
-				continue;
-			err = fn(arg, node);
-			if (err)
-				goto unlock;
-			(*pos)++;
-		}
-	}
-unlock:
-	mutex_unlock(&r->host->lock);
-out:
-	rank_put(r);
-	return err;
 }

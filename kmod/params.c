@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module parameters of worlds, and the one way each is read: the
+ * deadline of an operation, whether ranks of this host hand messages over
+ * inside the module, and whether a world off loopback may form without a
+ * secret. The administrator may change them at any time (0644); a reader
+ * takes each value once, when it decides.
+ */
+#include <linux/minmax.h>
+#include <linux/module.h>
+
+#include "encd_private.h"
+
+static unsigned int bootstrap_timeout_ms = 60000;
+module_param(bootstrap_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(bootstrap_timeout_ms,
+		 "Deadline of one bootstrap operation in milliseconds (default 60000, 1 to 86400000)");
+
+static bool local_delivery = true;
+module_param(local_delivery, bool, 0644);
+MODULE_PARM_DESC(local_delivery,
+		 "Hand messages between ranks of this host over inside the module (default Y); N sends every message through TCP");
+
+static bool allow_insecure_worlds;
+module_param(allow_insecure_worlds, bool, 0644);
+MODULE_PARM_DESC(allow_insecure_worlds,
+		 "Let worlds whose root is not on loopback form without a world secret (default N: refused)");
+
+#define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
+
+/**
+ * encd_timeout_ms() - the deadline of an operation, in milliseconds
+ * @asked: what the caller asked for, 0 for the default
+ * @dflt: the default (0: the module parameter's)
+ *
+ * Every deadline a caller gives is clamped to the parameter's range.
+ *
+ * Return: 1 .. 86400000.
+ */
+u32 encd_timeout_ms(u32 asked, u32 dflt)
+{
+	u32 t = asked ?: dflt ?: READ_ONCE(bootstrap_timeout_ms);
+
+	return clamp_t(u32, t, 1, TIMEOUT_MAX_MS);
+}
+
+/**
+ * encd_local_delivery() - whether local ranks may skip TCP
+ *
+ * Return: whether messages between ranks of this host are handed over
+ * inside the module.
+ */
+bool encd_local_delivery(void)
+{
+	return READ_ONCE(local_delivery);
+}
+
+/**
+ * encd_allow_insecure_worlds() - what the administrator allowed
+ *
+ * Return: whether a world off loopback may form without a secret.
+ */
+bool encd_allow_insecure_worlds(void)
+{
+	return READ_ONCE(allow_insecure_worlds);
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A rank's lifetime: made on a global comm by SETUP (world.c), counted by
+ * the comm, by the operations in progress and by whoever else holds it,
+ * and freed with the last reference; and its failure, which the engine and
+ * the host agent report (bootstrap.c, host.c, root.c) and its operations
+ * wake to. The rank's fields are described with struct encd_rank.
+ */
+#include <linux/slab.h>
+
+#include "encd_private.h"
+
+/**
+ * encd_rank_fail() - a rank's world failed for it
+ * @r: the rank; the caller holds its host's lock, if it has one
+ * @err: the negative errno its operations fail with
+ * @fmt: the sentence
+ *
+ * The first failure is the one kept.
+ *
+ * Return: @err.
+ */
+int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
+{
+	va_list args;
+
+	if (r->host)
+		lockdep_assert_held(&r->host->lock);
+	if (r->state != ENCD_RANK_FAILED) {
+		va_start(args, fmt);
+		vscnprintf(r->msg, sizeof(r->msg), fmt, args);
+		va_end(args);
+		r->err = err;
+		WRITE_ONCE(r->state, ENCD_RANK_FAILED);
+		list_del_init(&r->unsent);
+		wake_up_all(&r->wq);
+	}
+	return r->err;
+}
+
+static void rank_release(struct kref *ref)
+{
+	struct encd_rank *r = container_of(ref, struct encd_rank, ref);
+	unsigned int i;
+
+	for (i = 0; i < ENCD_MAX_COMM_N; i++)
+		encd_node_put(r->groups[i]);
+	encd_node_put(r->global_node);
+	encd_host_put(r->host);
+	encd_gcomm_put(r->g);
+	mutex_destroy(&r->op_lock);
+	kfree(r);
+}
+
+/**
+ * encd_rank_put() - drops a reference to a rank
+ * @r: the rank, or NULL
+ */
+void encd_rank_put(struct encd_rank *r)
+{
+	if (r)
+		kref_put(&r->ref, rank_release);
+}
+
+/**
+ * encd_gcomm_rank() - the rank set up on a comm
+ * @g: the comm
+ *
+ * Return: the rank, counted (encd_rank_put() it), or NULL.
+ */
+struct encd_rank *encd_gcomm_rank(struct encd_gcomm *g)
+{
+	struct encd_rank *r;
+
+	spin_lock(&g->rank_lock);
+	r = g->rank;
+	if (r)
+		kref_get(&r->ref);
+	spin_unlock(&g->rank_lock);
+	return r;
+}
+
+/**
+ * encd_rank_alloc() - a new rank on a comm, not yet registered anywhere
+ * @g: the comm; the rank counts it
+ * @owner: the file that sets the world up
+ * @timeout_ms: the default deadline of its operations
+ * @settings: ENCD_WIRE_CHECK_SIGS, ...
+ *
+ * Return: the rank, with one reference, or NULL.
+ */
+struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
+				  u32 timeout_ms, u32 settings)
+{
+	struct encd_rank *r;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return NULL;
+	kref_init(&r->ref);
+	r->g = encd_gcomm_get(g);
+	r->owner = owner;
+	r->id = g->g_device_id;
+	r->settings = settings;
+	r->timeout_ms = timeout_ms;
+	mutex_init(&r->op_lock);
+	init_waitqueue_head(&r->wq);
+	INIT_LIST_HEAD(&r->unsent);
+	INIT_LIST_HEAD(&r->early);
+	xa_init(&r->attempts);
+	encd_pool_init(r);
+	r->state = ENCD_RANK_JOINING;
+	return r;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The world key of a SETUP: what makes ranks of this kernel the same
+ * world's (struct encd_world_key), and which key authenticates the world's
+ * links: the ranks' secret, this kernel's own for a world on loopback, or
+ * none where the administrator allows it. auth.c derives the key itself.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <net/ipv6.h>
+
+#include "encd_private.h"
+
+static bool addr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ipv4_is_loopback(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		return ipv6_addr_loopback(a) ||
+		       (ipv6_addr_v4mapped(a) && ipv4_is_loopback(a->s6_addr32[3]));
+	}
+	return false;
+}
+
+/**
+ * encd_world_key_setup() - the world key a SETUP asks for
+ * @ucmd: the SETUP command
+ * @g: the comm being set up
+ * @cmd: the command's arguments
+ * @wk: out: the key; the caller wipes it when done
+ *
+ * Return: 0 or a negative errno, with the sentence in @ucmd.
+ */
+int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
+			 const struct encd_setup_global_comm *cmd, struct encd_world_key *wk)
+{
+	u8 secret[ENCD_WORLD_SECRET_MAX];
+	enum encd_key_kind kind;
+	int err;
+
+	memset(wk, 0, sizeof(*wk));
+	wk->net = g->net;
+	wk->world_size = g->g_device_cnt;
+	wk->solo = (cmd->head.flags & ENCD_SETUP_FORCE_TCP) || !encd_local_delivery() ?
+		   g->g_device_id : U32_MAX;
+	if (wk->world_size > ENCD_WORLD_MAX)
+		return encd_fail(ucmd, -EINVAL, "A world of %u ranks is larger than %u",
+				 wk->world_size, ENCD_WORLD_MAX);
+	if (encd_addr_parse(g->root_comm_id, &wk->root) && wk->world_size > 1)
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
+				 g->root_comm_id);
+	if (cmd->secret_len > sizeof(secret))
+		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
+				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
+	if (cmd->secret_len) {
+		if (copy_from_user(secret, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
+			return -EFAULT;
+		kind = ENCD_KEY_SECRET;
+	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
+		kind = ENCD_KEY_LOOPBACK;
+	} else if (encd_allow_insecure_worlds()) {
+		kind = ENCD_KEY_INSECURE;
+	} else {
+		return encd_fail(ucmd, -EINVAL,
+				 "root_comm_id %s is not a loopback address and the world has no secret: give every rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with allow_insecure_worlds=1",
+				 g->root_comm_id);
+	}
+	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
+	memzero_explicit(secret, sizeof(secret));
+	if (err)
+		return encd_fail(ucmd, err, "Cannot derive the world key (%d)", err);
+	return 0;
+}
