@@ -13,7 +13,8 @@ make them are listed below:
   returned to a caller: encd_fail(), encd_xport_fail() (enc_ or encd_
   prefix), the root's reject(), enc_set_error(), and the makers of the
   failures a rank keeps for its next call: encd_rank_fail(),
-  encd_host_fail_world() and the bootstrap's node_fail(); plus every
+  encd_host_fail_world() and the bootstrap's node_fail() and ring_fail()
+  (a va_list back end, __printf(F, 0), is no maker: its callers are); plus every
   function-like macro whose body hands its format to one of those, with the
   literal it prepends (bad() in kmod/program.c adds "Invalid program: ");
   plus the netlink extack setters (NL_SET_ERR_MSG and relatives,
@@ -60,7 +61,7 @@ SOURCES = ['kmod/*.c', 'kmod/*.h', 'lib/**/*.c', 'lib/**/*.h']
 
 # Printf-like functions whose text reaches a caller as a sentence.
 SENTENCE_MAKERS = re.compile(r'^(encd?_fail|encd?_xport_fail|reject|enc_set_error|encd_rank_fail|'
-                             r'encd_host_fail_world|node_fail)$')
+                             r'encd_host_fail_world|node_fail|ring_fail)$')
 # Printf-like functions whose text reaches a caller inside a sentence.
 FRAGMENT_MAKERS = re.compile(r'^(take_list|link_failed)$')
 # Printf-like functions whose text is not words: a JSON path, say.
@@ -214,19 +215,22 @@ def printf_like(sources):
     for s in sources:
         t = s.toks
         for i, tok in enumerate(t):
-            fmt = None
+            fmt = first = None
             if tok.text == '__printf' and i + 1 < len(t) and t[i + 1].text == '(':
                 args, end = split_args(t, i + 1)
                 fmt = args[0][0].text
+                first = args[1][0].text if len(args) > 1 and args[1] else None
             elif (tok.text == 'format' and i + 2 < len(t) and t[i + 1].text == '(' and
                   t[i + 2].text in ('printf', '__printf__')):
                 args, end = split_args(t, i + 1)
                 fmt = args[1][0].text
+                first = args[2][0].text if len(args) > 2 and args[2] else None
                 # past the closing parentheses of __attribute__((...))
                 while end < len(t) and t[end].text == ')':
                     end += 1
-            # not a use of the attribute (a definition of __printf, say)
-            if fmt is None or not fmt.isdigit():
+            # not a use of the attribute (a definition of __printf, say), or
+            # a va_list back end (first argument 0): its callers' formats count
+            if fmt is None or not fmt.isdigit() or first == '0':
                 continue
             fmt = int(fmt)
             name = None
