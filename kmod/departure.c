@@ -389,7 +389,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
  * @h: this host, formed; the caller holds its lock
  * @via: ENCD_NEWS_DATA (on the data link from the rank's host) or
  *	ENCD_NEWS_ROOT (from the root, or at the root from the rank's host)
- * @d: the DEATH, whose sender may speak of its rank (host.c checked)
+ * @d: the DEATH, whose sender may speak of its rank (frames.c checked)
  * @len: its length
  * @tlen: its text's length, within @len
  * @text: its text, made printable

@@ -53,9 +53,9 @@
  *                                world.c and nodeview.c (a dump's walk,
  *                                with no lock held), under op_lock (the
  *                                ioctls) and hosts_lock (the last rank
- *                                leaving); root.c, bootstrap.c, barrier.c,
- *                                pool.c, rank.c and nodeview.c's snapshots
- *                                run under it.
+ *                                leaving); table.c, frames.c, root.c,
+ *                                bootstrap.c, barrier.c, pool.c, rank.c and
+ *                                nodeview.c's snapshots run under it.
  *  5. encd_init_mutex(nec_dev)   publishing and unpublishing the comms of a
  *                                core in the registry (gcomm.c; registry.c
  *                                asserts it). Taken with none of the
@@ -715,7 +715,7 @@ void encd_listener_stop(struct encd_listener *ls);
 int encd_link_init(void);
 void encd_link_exit(void);
 
-/* host.c */
+/* host.c: registration and lifetime */
 struct encd_host *encd_host_find(const struct encd_world_key *wk);
 struct encd_host *encd_host_get(struct encd_host *h);
 void encd_host_put(struct encd_host *h);
@@ -726,18 +726,23 @@ __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank,
 					 const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
+void encd_host_send_registrations(struct encd_host *h);
+/* table.c: the table and routing */
 int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
 			 char *why, size_t why_len);
 int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 attempt,
 		   const void *body, u32 len);
 void encd_host_run(struct encd_host *h);
+void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
+int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
+		       char *why, size_t why_len);
+/* frames.c: what links carry, and links coming and going */
 bool encd_host_accepts(const struct encd_link *l, u8 type);
 int encd_host_link_up(struct encd_host *h, struct encd_link *l);
 void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why);
 int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
 		    char *why, size_t why_len);
 void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
-void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
 
 /* departure.c */
 /* The replica groups' comms a leaving rank formed, for its DEATH. */

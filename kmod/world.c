@@ -6,7 +6,7 @@
  * snapshot nodeview.c also gives netlink), and what releasing a comm does
  * to its rank. A rank's lifetime is in rank.c, the world key in
  * worldkey.c, the module parameters in params.c; the protocol is in
- * bootstrap.c, the hosts' part in host.c and root.c.
+ * bootstrap.c, the hosts' part in host.c, table.c, frames.c and root.c.
  *
  * A rank is made on a global comm by the file that sets the world up, and
  * belongs to it. Its operations start the protocol and wait for it on the

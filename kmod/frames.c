@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A host's side of its links: the frame types each link may carry, what
+ * each authenticated frame does, and a link coming up (its first frame:
+ * JOIN on the control link, LINK on a data link) or going down.
+ *
+ * link.c judges a frame's header and tag; only then is it handed here
+ * (encd_host_frame()), under the host's lock: JOIN and REGISTER go to the
+ * root (root.c), the table to table.c, DEATH to the failure of the world
+ * or to departure.c, and a message to its rank (bootstrap.c, barrier.c),
+ * or, before the table, to wait for it. A peer's text is sanitized before
+ * any sentence carries it.
+ */
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "encd_private.h"
+
+/* Text from a peer, made fit for a sentence: printable ASCII, bounded. */
+static void sanitize(char *dst, size_t size, const char *src, size_t len)
+{
+	size_t i;
+
+	len = min(len, size - 1);
+	for (i = 0; i < len; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	dst[len] = '\0';
+}
+
+/**
+ * encd_host_accepts() - the frame types a link may carry once it is up
+ * @l: the link
+ * @type: enum encd_wire_type
+ *
+ * A control link carries JOIN, REGISTER and DEATH to the root, REJECT,
+ * TABLE and DEATH back; a data link carries LINK, then the table (from the
+ * parent in the host tree), the rank messages and DEATH, one way only.
+ *
+ * Return: whether the type is allowed.
+ */
+bool encd_host_accepts(const struct encd_link *l, u8 type)
+{
+	if (l->purpose == ENCD_LINK_CONTROL && !l->initiator)
+		return type == ENCD_WIRE_JOIN || type == ENCD_WIRE_REGISTER ||
+		       type == ENCD_WIRE_DEATH;
+	if (l->purpose == ENCD_LINK_CONTROL)
+		return type == ENCD_WIRE_REJECT || type == ENCD_WIRE_TABLE ||
+		       type == ENCD_WIRE_DEATH;
+	if (l->initiator)
+		return false;
+	return type == ENCD_WIRE_LINK || type == ENCD_WIRE_TABLE || type == ENCD_WIRE_SIG ||
+	       type == ENCD_WIRE_UID || type == ENCD_WIRE_RING || type == ENCD_WIRE_BARRIER ||
+	       type == ENCD_WIRE_DEATH;
+}
+
+/**
+ * encd_host_link_up() - a link's handshake finished
+ * @h: this host; the caller holds its lock
+ * @l: the link
+ *
+ * An initiator says who it is first: JOIN on the control link (with the
+ * address this host listens on, made now where the root can reach it),
+ * LINK on a data link. A responder waits for that frame, within the
+ * handshake's deadline.
+ *
+ * Return: 0, or a negative errno that fails the link.
+ */
+int encd_host_link_up(struct encd_host *h, struct encd_link *l)
+{
+	struct sockaddr_storage local;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	l->up = true;
+	if (!l->initiator) {
+		l->awaiting_first = true;
+		return 0;
+	}
+	if (l->purpose == ENCD_LINK_DATA) {
+		struct encd_wire_link lk = {
+			.token = cpu_to_be64(h->token),
+			.host = cpu_to_be32(h->index),
+		};
+
+		return encd_link_send_first(l, ENCD_WIRE_LINK, &lk, sizeof(lk));
+	}
+	if (l != h->uplink)
+		return -ECONNABORTED;
+	if (!h->listener) {
+		if (kernel_getsockname(l->sock, (struct sockaddr *)&local) < 0)
+			return -ENOTCONN;
+		encd_addr_set_port(&local, 0);
+		err = encd_listener_start(h, &local);
+		if (err) {
+			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+					     "this host cannot listen on %pISc for its peers (%s)",
+					     &local, encd_errno_name(err));
+			return err;
+		}
+	}
+	{
+		struct encd_wire_join join = {
+			.world_size = cpu_to_be32(h->wk.world_size),
+		};
+
+		memcpy(join.host_id, h->id, sizeof(join.host_id));
+		encd_addr_to_wire(&h->listen_addr, &join.listen);
+		err = encd_link_send_first(l, ENCD_WIRE_JOIN, &join, sizeof(join));
+	}
+	if (err)
+		return err;
+	h->uplink_up = true;
+	encd_host_send_registrations(h);
+	return 0;
+}
+
+/**
+ * encd_host_link_down() - a link failed or its peer closed it
+ * @h: this host; the caller holds its lock
+ * @l: the link, still on the host's list (the caller closes it next)
+ * @err: why, as a negative errno
+ * @why: why, in words
+ *
+ * A stranger's connection going means nothing. A link of the world going
+ * means its peer host is gone or misbehaved: the world fails, naming it.
+ */
+void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+{
+	char who[96];
+
+	lockdep_assert_held(&h->lock);
+	if (err > 0 || !err)
+		err = -ECONNRESET;
+	if (l == h->uplink) {
+		h->uplink = NULL;
+		h->uplink_up = false;
+		/* The root host's ranks all left (it said so on this link first). */
+		if (encd_departure_host_left(h, 0))
+			return;
+		if (err == -EACCES)
+			encd_host_fail_world(h, -EACCES, ENCD_WIRE_NO_RANK, false,
+					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none)",
+					     &h->wk.root);
+		else
+			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+					     "lost the root host at %pISpc: %s", &h->wk.root, why);
+		return;
+	}
+	if (l->purpose == ENCD_LINK_DATA && l->initiator) {
+		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
+			h->hosts[l->peer].out = NULL;
+		/*
+		 * Closed by its peer with everything sent, in a formed world
+		 * (but the news of this host's departures, which its peer may
+		 * be too late for): a host whose ranks all left (the news may
+		 * still be on its way here), or one that tells the root why.
+		 * A message for it later opens a new link, which fails if it
+		 * is gone.
+		 */
+		if (l->up && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
+			return;
+		encd_host_describe(h, l->peer, l, who, sizeof(who));
+		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
+				     l->up ? "went away" : "cannot be reached", why);
+		return;
+	}
+	/* A stranger, or a host that never said who it is, means nothing. */
+	if (!l->up || l->awaiting_first)
+		return;
+	if (l->purpose == ENCD_LINK_CONTROL) {
+		if (h->root)
+			encd_root_link_down(h, l, err, why);
+		return;
+	}
+	/* Its ranks all left, and said so on this link before it closed. */
+	if (encd_departure_host_left(h, l->peer))
+		return;
+	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
+}
+
+/**
+ * encd_host_violation() - a peer broke the protocol, found after the fact
+ * @h: this host; the caller holds its lock
+ * @l: the link the offending frame came on
+ * @why: what it did
+ *
+ * As when a frame is refused on arrival: the world fails, naming the peer
+ * host, and the link goes.
+ */
+void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why)
+{
+	char who[96];
+
+	lockdep_assert_held(&h->lock);
+	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_fail_world(h, -EPROTO, ENCD_WIRE_NO_RANK, true, "%s broke the protocol: %s",
+			     who, why);
+	encd_link_close(l);
+}
+
+/* A data link's opening frame: which host is calling. */
+static int host_on_link(struct encd_host *h, struct encd_link *l, const struct encd_wire_link *lk,
+			char *why, size_t why_len)
+{
+	u32 index = be32_to_cpu(lk->host);
+	struct encd_link *o;
+
+	if (!l->awaiting_first || index >= h->wk.world_size ||
+	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
+			      be64_to_cpu(lk->token) != h->token))) {
+		scnprintf(why, why_len, "its LINK names no other host of this world");
+		return -EPROTO;
+	}
+	/*
+	 * A host sends to this one on one data link: a second would double
+	 * what it may make this host hold (its budget of early messages is
+	 * its link's). It stays a stranger, and is closed.
+	 */
+	list_for_each_entry(o, &h->links, node) {
+		if (o->purpose == ENCD_LINK_DATA && !o->initiator && !o->awaiting_first &&
+		    o->peer == index) {
+			scnprintf(why, why_len, "its LINK names a host that has a data link here already");
+			return -EPROTO;
+		}
+	}
+	l->awaiting_first = false;
+	l->peer = index;
+	l->link_token = be64_to_cpu(lk->token);
+	return 0;
+}
+
+static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj, u32 len)
+{
+	u32 rank = be32_to_cpu(rj->rank), err = be32_to_cpu(rj->err);
+	u32 tlen = min_t(u32, be16_to_cpu(rj->text_len), len - sizeof(*rj));
+	char text[ENCD_TEXT_MAX + 1];
+	struct encd_rank *r;
+
+	sanitize(text, sizeof(text), rj->text, tlen);
+	if (err == 0 || err > MAX_ERRNO)
+		err = EINVAL;
+	if (rank == ENCD_WIRE_NO_RANK) {
+		encd_host_fail_world(h, -err, ENCD_WIRE_NO_RANK, false, "the root refused this host: %s",
+				     text);
+		return 0;
+	}
+	r = rank < h->wk.world_size ? xa_load(&h->ranks, rank) : NULL;
+	if (r)
+		encd_rank_fail(r, -err, "rank %u: the root refused it: %s", rank, text);
+	return 0;
+}
+
+static int host_on_death(struct encd_host *h, struct encd_link *l,
+			 const struct encd_wire_death *d, u32 len, char *why, size_t why_len)
+{
+	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
+	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
+	u32 barriers = be32_to_cpu(d->barriers);
+	char text[ENCD_TEXT_MAX + 1];
+
+	if (barriers == ENCD_WIRE_NO_RANK && len != sizeof(*d) + tlen) {
+		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text",
+			  len - (u32)sizeof(*d) - tlen);
+		return -EPROTO;
+	}
+
+	/*
+	 * The root believes a host only about the ranks it registered: one it
+	 * refused, or another host's, may come and go without harm; nor does
+	 * a host believe a data link about another host's ranks.
+	 */
+	if (h->root && l->purpose == ENCD_LINK_CONTROL && rank != ENCD_WIRE_NO_RANK &&
+	    !encd_root_has(h, l, rank))
+		return 0;
+	if (l->purpose == ENCD_LINK_DATA && rank != ENCD_WIRE_NO_RANK &&
+	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != l->peer))
+		return 0;
+	sanitize(text, sizeof(text), d->text, tlen);
+	if (barriers != ENCD_WIRE_NO_RANK)
+		return encd_departure_receive(h, l->purpose == ENCD_LINK_DATA ? ENCD_NEWS_DATA :
+										ENCD_NEWS_ROOT,
+					      d, len, tlen, text, why, why_len);
+	if (err == 0 || err > MAX_ERRNO)
+		err = ECONNABORTED;
+	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+	return 0;
+}
+
+/*
+ * A message that came before this host's table: a host that has it may
+ * send to this one at once, overtaking the table on its way down the host
+ * tree. It waits for the table within its link's budget; the table says
+ * whether its link and route were right.
+ */
+static int host_hold_for_table(struct encd_host *h, struct encd_link *l, u8 type, u32 src,
+			       u32 dst, const struct encd_wire_route *route, const void *body,
+			       u32 len, char *why, size_t why_len)
+{
+	struct encd_msg *m;
+	int err;
+
+	if (h->state != ENCD_HOST_GATHERING)
+		return 0;
+	m = encd_msg_new(type, src, dst, be32_to_cpu(route->tag), be32_to_cpu(route->attempt),
+			 body, len);
+	if (!m)
+		return -ENOMEM;
+	err = encd_early_charge(m, l, why, why_len);
+	if (err) {
+		kfree(m);
+		return err;
+	}
+	list_add_tail(&m->node, &h->pre_table);
+	return 0;
+}
+
+/* A message for a rank of this host, from a rank of the link's host. */
+static int host_on_message(struct encd_host *h, struct encd_link *l, u8 type, const void *buf,
+			   u32 len, char *why, size_t why_len)
+{
+	const struct encd_wire_route *route = buf;
+	u32 src = be32_to_cpu(route->src), dst = be32_to_cpu(route->dst);
+	struct encd_rank *r;
+	int err;
+
+	if (!h->rank_host)
+		return host_hold_for_table(h, l, type, src, dst, route, buf + sizeof(*route),
+					   len - sizeof(*route), why, why_len);
+	err = encd_host_route_ok(h, l, type, src, dst, why, why_len);
+	if (err)
+		return err;
+	r = xa_load(&h->ranks, dst);
+	if (!r)
+		return 0;
+	return encd_engine_deliver(h, r, l, type, src, be32_to_cpu(route->tag),
+				   be32_to_cpu(route->attempt), buf + sizeof(*route),
+				   len - sizeof(*route), why, why_len);
+}
+
+/**
+ * encd_host_frame() - acts on an authenticated frame
+ * @h: this host; the caller holds its lock
+ * @l: the link it came on
+ * @type: its type, one encd_host_accepts() allows on @l
+ * @buf: its payload
+ * @len: its length, one the type allows
+ * @why: out: what the peer did wrong, on error
+ * @why_len: size of @why
+ *
+ * Return: 0, or a negative errno: the peer broke the protocol (@why says
+ * how) and the link fails.
+ */
+int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const void *buf, u32 len,
+		    char *why, size_t why_len)
+{
+	int err = 0;
+
+	lockdep_assert_held(&h->lock);
+	if (l->awaiting_first && type != ENCD_WIRE_JOIN && type != ENCD_WIRE_LINK) {
+		scnprintf(why, why_len, "it sent %s before saying who it is",
+			  encd_wire_type_name(type));
+		return -EPROTO;
+	}
+	switch (type) {
+	case ENCD_WIRE_JOIN:
+	case ENCD_WIRE_REGISTER:
+		if (!h->root) {
+			scnprintf(why, why_len, "it took this host for the world's root");
+			return -EPROTO;
+		}
+		err = encd_root_frame(h, l, type, buf, len, why, why_len);
+		break;
+	case ENCD_WIRE_REJECT:
+		err = host_on_reject(h, buf, len);
+		break;
+	case ENCD_WIRE_TABLE:
+		err = encd_host_take_table(h, buf, len, l, why, why_len);
+		break;
+	case ENCD_WIRE_DEATH:
+		err = host_on_death(h, l, buf, len, why, why_len);
+		break;
+	case ENCD_WIRE_LINK:
+		err = host_on_link(h, l, buf, why, why_len);
+		break;
+	default:
+		err = host_on_message(h, l, type, buf, len, why, why_len);
+		break;
+	}
+	encd_host_run(h);
+	return err;
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The world's table on a host, and the routes it gives messages.
+ *
+ * The root host (root.c) assigns the table of the world: every host's
+ * address and every rank's host. It goes down a binary tree of hosts, each
+ * host receiving it once from its parent and passing it to its two
+ * children, so the root sends it twice, whatever the size of the world.
+ * Messages that overtook it on their way here wait for it, and are judged
+ * by it when it comes.
+ *
+ * Then messages between ranks move: to a rank of this host, handed over in
+ * the module (the local queue, run by whoever delivered the message that
+ * caused it, so that a signature folds into its parent's and a unique id
+ * goes down the hypercube without waiting for any process to run); to a
+ * rank of another host, on this host's data link to it, opened on first use.
+ *
+ * Everything here runs under the host's lock.
+ */
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "encd_private.h"
+#include "schedule.h"
+
+
+/* Opens (or finds) the data link this host sends to host @index on. */
+static struct encd_link *host_out_link(struct encd_host *h, u32 index)
+{
+	struct encd_peer_host *p = &h->hosts[index];
+
+	if (!p->out) {
+		p->out = encd_link_connect(h, &p->addr, ENCD_LINK_DATA, false);
+		if (p->out)
+			p->out->peer = index;
+	}
+	return p->out;
+}
+
+static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char *why,
+			    size_t why_len)
+{
+	const struct encd_wire_table *t = buf;
+	const struct encd_wire_table_host *wh;
+	const __be32 *wr;
+	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts), i, self;
+	struct encd_rank *r;
+	unsigned long id;
+	u32 *seen;
+
+	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks ||
+	    len != encd_wire_table_len(n_ranks, n_hosts)) {
+		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
+			  h->wk.world_size);
+		return -EPROTO;
+	}
+	h->hosts = kvcalloc(n_hosts, sizeof(*h->hosts), GFP_KERNEL_ACCOUNT);
+	h->rank_host = kvmalloc_array(n_ranks, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	seen = kvcalloc(n_hosts, sizeof(u32), GFP_KERNEL);
+	if (!h->hosts || !h->rank_host || !seen) {
+		kvfree(seen);
+		scnprintf(why, why_len, "out of memory for a table of %u hosts", n_hosts);
+		return -ENOMEM;
+	}
+	wh = buf + sizeof(*t);
+	wr = (const __be32 *)(wh + n_hosts);
+	self = U32_MAX;
+	for (i = 0; i < n_hosts; i++) {
+		memcpy(h->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
+		/* This host needs no address of its own (a world of one has none). */
+		if (encd_addr_from_wire(&wh[i].listen, &h->hosts[i].addr) &&
+		    memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+			goto bad;
+		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN)) {
+			if (self != U32_MAX)
+				goto bad;
+			self = i;
+		}
+	}
+	for (i = 0; i < n_ranks; i++) {
+		h->rank_host[i] = be32_to_cpu(wr[i]);
+		if (h->rank_host[i] >= n_hosts)
+			goto bad;
+		seen[h->rank_host[i]]++;
+	}
+	for (i = 0; i < n_hosts; i++)
+		if (!seen[i])
+			goto bad;
+	if (self == U32_MAX)
+		goto bad;
+	xa_for_each(&h->ranks, id, r)
+		if (h->rank_host[id] != self)
+			goto bad;
+	kvfree(seen);
+	h->token = be64_to_cpu(t->token);
+	h->n_hosts = n_hosts;
+	h->index = self;
+	return 0;
+bad:
+	kvfree(seen);
+	kvfree(h->hosts);
+	kvfree(h->rank_host);
+	h->hosts = NULL;
+	h->rank_host = NULL;
+	scnprintf(why, why_len, "its table of the world does not add up");
+	return -EPROTO;
+}
+
+/*
+ * A data link whose LINK came before the table was taken on trust: now its
+ * LINK must name another host of this world, by the world's token. One
+ * that does not is another world's (two worlds may share a secret): it is
+ * closed as a stranger's would be, and what it sent goes with it. A link
+ * that has not said LINK yet (still shaking hands, or up and awaiting it)
+ * is judged by host_on_link(), with the table, when it does: a host that
+ * got its table at the same time as this one may be calling already.
+ */
+static void host_judge_trusted_links(struct encd_host *h)
+{
+	struct encd_link *l, *tmp;
+
+	list_for_each_entry_safe(l, tmp, &h->links, node) {
+		if (l->purpose != ENCD_LINK_DATA || l->initiator || !l->up || l->awaiting_first)
+			continue;
+		if (l->peer < h->n_hosts && l->peer != h->index && l->link_token == h->token)
+			continue;
+		net_dbg_ratelimited("link from %pISpc: its LINK names no other host of this world\n",
+				    &l->addr);
+		encd_link_close(l);
+	}
+}
+
+/**
+ * encd_host_route_ok() - whether a message's route is one its link's host may send
+ * @h: this host, which has its table; the caller holds its lock
+ * @l: the link the message came on
+ * @type: its type
+ * @src: the rank it claims to come from
+ * @dst: the rank it is for
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * Return: 0, or -EPROTO.
+ */
+int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
+		       char *why, size_t why_len)
+{
+	lockdep_assert_held(&h->lock);
+	if (src >= h->wk.world_size || dst >= h->wk.world_size || h->rank_host[src] != l->peer ||
+	    h->rank_host[dst] != h->index) {
+		scnprintf(why, why_len, "it sent %s for a rank that is not its to send for",
+			  encd_wire_type_name(type));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The messages that came before the table, in the order they came, taken
+ * now as if they had come after it: one its link could not have carried
+ * then fails the link, and the world, as it would have then.
+ */
+static void host_take_pre_table(struct encd_host *h)
+{
+	char why[ENCD_MSG_MAX];
+	struct encd_link *l;
+	struct encd_msg *m;
+	struct encd_rank *r;
+	int err;
+
+	while ((m = list_first_entry_or_null(&h->pre_table, struct encd_msg, node))) {
+		list_del(&m->node);
+		l = m->charged;
+		encd_early_uncharge(m);
+		why[0] = '\0';
+		err = encd_host_route_ok(h, l, m->type, m->src, m->dst, why, sizeof(why));
+		r = err ? NULL : xa_load(&h->ranks, m->dst);
+		if (r)
+			err = encd_engine_deliver(h, r, l, m->type, m->src, m->tag, m->attempt,
+						  m->body, m->len, why, sizeof(why));
+		if (err) {
+			if (!why[0])
+				scnprintf(why, sizeof(why), "%s", encd_errno_name(err));
+			encd_host_link_down(h, l, err, why);
+			/* ... which drops the rest of what it sent. */
+			encd_link_close(l);
+		}
+		memzero_explicit(m->body, sizeof(m->body));
+		kfree(m);
+	}
+}
+
+/**
+ * encd_host_drop_pre_table() - a link goes: what it sent before the table too
+ * @h: this host; the caller holds its lock
+ * @l: the link
+ */
+void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l)
+{
+	struct encd_msg *m, *tmp;
+
+	lockdep_assert_held(&h->lock);
+	list_for_each_entry_safe(m, tmp, &h->pre_table, node) {
+		if (m->charged != l)
+			continue;
+		list_del(&m->node);
+		encd_early_uncharge(m);
+		memzero_explicit(m->body, sizeof(m->body));
+		kfree(m);
+	}
+}
+
+/**
+ * encd_host_take_table() - the world's table arrived: the world forms
+ * @h: this host; the caller holds its lock
+ * @buf: the TABLE payload (the root's own, at the root)
+ * @len: its length
+ * @from: the link it came on (NULL at the root): the root's control link,
+ *	or the data link of this host's parent in the host tree
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * The table goes on to this host's two children in the host tree, then
+ * every local rank's world node starts.
+ *
+ * Return: 0, or a negative errno (a table that does not add up: -EPROTO).
+ */
+int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len)
+{
+	struct encd_rank *r;
+	unsigned long id;
+	u32 i, c;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (h->rank_host) {
+		scnprintf(why, why_len, "it sent the table twice");
+		return -EPROTO;
+	}
+	err = host_parse_table(h, buf, len, why, why_len);
+	if (err)
+		return err;
+	if (from && from != h->uplink &&
+	    (from->link_token != h->token || from->peer != encd_tree_parent(h->index))) {
+		scnprintf(why, why_len, "it is not this host's parent in the host tree");
+		return -EPROTO;
+	}
+	if (from && from != h->uplink && h->index == 0) {
+		scnprintf(why, why_len, "it sent the table to the root");
+		return -EPROTO;
+	}
+	if (h->state != ENCD_HOST_GATHERING)
+		return 0;
+	h->state = ENCD_HOST_FORMED;
+
+	/* Down the host tree: the root's children hear it on their control links. */
+	for (i = 0; i < 2; i++) {
+		c = encd_tree_child(h->index, h->n_hosts, i);
+		if (c == h->n_hosts)
+			continue;
+		if (h->root)
+			encd_root_send_table(h, c, buf, len);
+		else if (host_out_link(h, c))
+			encd_link_send(h->hosts[c].out, ENCD_WIRE_TABLE, buf, len, NULL, 0);
+	}
+	host_judge_trusted_links(h);
+	xa_for_each(&h->ranks, id, r)
+		encd_engine_world_start(r);
+	host_take_pre_table(h);
+	return 0;
+}
+
+/* Messages */
+
+/**
+ * encd_host_send() - sends a message from a local rank to any rank
+ * @h: this host; the caller holds its lock
+ * @src: the sender, a local rank
+ * @dst: the receiver
+ * @type: ENCD_WIRE_SIG, _UID, _RING or _BARRIER
+ * @tag: the node's tag
+ * @attempt: the node bootstrap's attempt (the barrier's epoch)
+ * @body: the message
+ * @len: its length
+ *
+ * To a local rank it is handed over when the host next runs its local
+ * queue (encd_host_run()); to another host's rank, it is queued on the data
+ * link to that host.
+ *
+ * Return: 0 or -ENOMEM; a link that cannot take it fails on its own.
+ */
+int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 attempt,
+		   const void *body, u32 len)
+{
+	struct encd_wire_route route = {
+		.src = cpu_to_be32(src),
+		.dst = cpu_to_be32(dst),
+		.tag = cpu_to_be32(tag),
+		.attempt = cpu_to_be32(attempt),
+	};
+	struct encd_msg *m;
+	struct encd_link *l;
+	u32 to;
+
+	lockdep_assert_held(&h->lock);
+	if (WARN_ON_ONCE(!h->rank_host || dst >= h->wk.world_size || len > sizeof(m->body)))
+		return -EINVAL;
+	to = h->rank_host[dst];
+	if (to != h->index) {
+		l = host_out_link(h, to);
+		if (!l)
+			return -ENOMEM;
+		return encd_link_send(l, type, &route, sizeof(route), body, len);
+	}
+	m = encd_msg_new(type, src, dst, tag, attempt, body, len);
+	if (!m)
+		return -ENOMEM;
+	list_add_tail(&m->node, &h->local_q);
+	return 0;
+}
+
+/**
+ * encd_host_run() - hands over every local message, and what they cause
+ * @h: this host; the caller holds its lock
+ *
+ * Run at the end of every entry into the host that may have sent one.
+ */
+void encd_host_run(struct encd_host *h)
+{
+	struct encd_msg *m;
+	struct encd_rank *r;
+
+	lockdep_assert_held(&h->lock);
+	while ((m = list_first_entry_or_null(&h->local_q, struct encd_msg, node))) {
+		list_del(&m->node);
+		r = xa_load(&h->ranks, m->dst);
+		if (r) {
+			char why[ENCD_MSG_MAX];
+
+			encd_engine_deliver(h, r, NULL, m->type, m->src, m->tag, m->attempt,
+					    m->body, m->len, why, sizeof(why));
+		}
+		kfree(m);
+	}
+}
