@@ -697,7 +697,6 @@ int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage 
 const char *encd_errno_name(int err);
 
 /* link.c */
-const char *encd_wire_type_name(u8 type);
 struct encd_link *encd_link_connect(struct encd_host *h, const struct sockaddr_storage *to,
 				    u32 purpose, bool retry);
 int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const void *b,

@@ -33,25 +33,22 @@ static void sanitize(char *dst, size_t size, const char *src, size_t len)
  * @l: the link
  * @type: enum encd_wire_type
  *
- * A control link carries JOIN, REGISTER and DEATH to the root, REJECT,
- * TABLE and DEATH back; a data link carries LINK, then the table (from the
- * parent in the host tree), the rank messages and DEATH, one way only.
+ * A control link goes both ways: to the root at the root, from it at a
+ * host. A data link goes one way, to the host that accepted it; its
+ * initiator receives nothing on it. Which frame types each way carries is
+ * the rule of each type (wire.c).
  *
  * Return: whether the type is allowed.
  */
 bool encd_host_accepts(const struct encd_link *l, u8 type)
 {
-	if (l->purpose == ENCD_LINK_CONTROL && !l->initiator)
-		return type == ENCD_WIRE_JOIN || type == ENCD_WIRE_REGISTER ||
-		       type == ENCD_WIRE_DEATH;
+	unsigned int way;
+
 	if (l->purpose == ENCD_LINK_CONTROL)
-		return type == ENCD_WIRE_REJECT || type == ENCD_WIRE_TABLE ||
-		       type == ENCD_WIRE_DEATH;
-	if (l->initiator)
-		return false;
-	return type == ENCD_WIRE_LINK || type == ENCD_WIRE_TABLE || type == ENCD_WIRE_SIG ||
-	       type == ENCD_WIRE_UID || type == ENCD_WIRE_RING || type == ENCD_WIRE_BARRIER ||
-	       type == ENCD_WIRE_DEATH;
+		way = l->initiator ? ENCD_WAY_FROM_ROOT : ENCD_WAY_TO_ROOT;
+	else
+		way = l->initiator ? 0 : ENCD_WAY_DATA;
+	return encd_wire_goes(type, way);
 }
 
 /**
@@ -207,7 +204,7 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 	u32 index = be32_to_cpu(lk->host);
 	struct encd_link *o;
 
-	if (!l->awaiting_first || index >= h->wk.world_size ||
+	if (index >= h->wk.world_size ||
 	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
 			      be64_to_cpu(lk->token) != h->token))) {
 		scnprintf(why, why_len, "its LINK names no other host of this world");
@@ -358,9 +355,13 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 	int err = 0;
 
 	lockdep_assert_held(&h->lock);
-	if (l->awaiting_first && type != ENCD_WIRE_JOIN && type != ENCD_WIRE_LINK) {
-		scnprintf(why, why_len, "it sent %s before saying who it is",
-			  encd_wire_type_name(type));
+	/* The one place that holds a link to its first frame (JOIN or LINK), said once. */
+	if (l->awaiting_first != encd_wire_opens(type)) {
+		if (l->awaiting_first)
+			scnprintf(why, why_len, "it sent %s before saying who it is",
+				  encd_wire_type_name(type));
+		else
+			scnprintf(why, why_len, "it sent %s twice", encd_wire_type_name(type));
 		return -EPROTO;
 	}
 	switch (type) {

@@ -66,33 +66,6 @@ struct encd_txframe {
 /* Frames one run of a link's work reads before it yields. */
 #define RX_BATCH	64
 
-static const char *const type_names[ENCD_WIRE_NTYPES] = {
-	[ENCD_WIRE_HELLO] = "HELLO",
-	[ENCD_WIRE_CHALLENGE] = "CHALLENGE",
-	[ENCD_WIRE_PROOF] = "PROOF",
-	[ENCD_WIRE_JOIN] = "JOIN",
-	[ENCD_WIRE_REGISTER] = "REGISTER",
-	[ENCD_WIRE_REJECT] = "REJECT",
-	[ENCD_WIRE_TABLE] = "TABLE",
-	[ENCD_WIRE_DEATH] = "DEATH",
-	[ENCD_WIRE_LINK] = "LINK",
-	[ENCD_WIRE_SIG] = "SIG",
-	[ENCD_WIRE_UID] = "UID",
-	[ENCD_WIRE_RING] = "RING",
-	[ENCD_WIRE_BARRIER] = "BARRIER",
-};
-
-/**
- * encd_wire_type_name() - a frame type's name, for sentences
- * @type: enum encd_wire_type, or anything a peer sent
- *
- * Return: the name, or "an unknown frame".
- */
-const char *encd_wire_type_name(u8 type)
-{
-	return type && type < ENCD_WIRE_NTYPES ? type_names[type] : "an unknown frame";
-}
-
 /* A socket address's length for bind and connect. */
 static int addr_len(const struct sockaddr_storage *ss)
 {
@@ -693,12 +666,12 @@ static int link_start_handshake(struct encd_link *l)
 
 /*
  * The verdict on a frame's header, before its payload is read: the types
- * the link's state allows, each with the lengths it allows. A world's
- * table is the one frame that grows with it, and only to its size.
+ * the link's state allows, each with the lengths it allows (wire.c). A
+ * world's table and a DEATH grow with it, and only to its size.
  */
 static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hdr, u32 *need)
 {
-	u32 len = be32_to_cpu(hdr->len), min, max;
+	u32 len = be32_to_cpu(hdr->len);
 	u8 type = hdr->type;
 
 	if (be32_to_cpu(hdr->magic) != ENCD_WIRE_MAGIC || hdr->version != ENCD_WIRE_VERSION ||
@@ -724,55 +697,7 @@ static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hd
 	default:
 		return -EPROTO;
 	}
-	switch (type) {
-	case ENCD_WIRE_HELLO:
-		min = max = sizeof(struct encd_wire_hello);
-		break;
-	case ENCD_WIRE_CHALLENGE:
-		min = max = sizeof(struct encd_wire_challenge);
-		break;
-	case ENCD_WIRE_PROOF:
-		min = max = sizeof(struct encd_wire_proof);
-		break;
-	case ENCD_WIRE_JOIN:
-		min = max = sizeof(struct encd_wire_join);
-		break;
-	case ENCD_WIRE_REGISTER:
-		min = sizeof(struct encd_wire_register) + sizeof(struct encd_wire_rank);
-		max = sizeof(struct encd_wire_register) +
-		      ENCD_REGISTER_MAX * sizeof(struct encd_wire_rank);
-		break;
-	case ENCD_WIRE_REJECT:
-		min = sizeof(struct encd_wire_reject);
-		max = min + ENCD_TEXT_MAX;
-		break;
-	case ENCD_WIRE_DEATH:
-		min = sizeof(struct encd_wire_death);
-		max = encd_wire_death_max(l->host->wk.world_size);
-		break;
-	case ENCD_WIRE_TABLE:
-		min = encd_wire_table_len(1, 1);
-		max = encd_wire_table_len(l->host->wk.world_size, l->host->wk.world_size);
-		break;
-	case ENCD_WIRE_LINK:
-		min = max = sizeof(struct encd_wire_link);
-		break;
-	case ENCD_WIRE_SIG:
-		min = max = sizeof(struct encd_wire_route) + sizeof(struct encd_wire_sig);
-		break;
-	case ENCD_WIRE_UID:
-		min = max = sizeof(struct encd_wire_route) + ENCD_WIRE_UID_LEN;
-		break;
-	case ENCD_WIRE_RING:
-		min = max = sizeof(struct encd_wire_route) + ENCD_WIRE_RING_LEN;
-		break;
-	case ENCD_WIRE_BARRIER:
-		min = max = sizeof(struct encd_wire_route) + ENCD_WIRE_BARRIER_LEN;
-		break;
-	default:
-		return -EPROTO;
-	}
-	if (len < min || len > max)
+	if (!encd_wire_len_ok(type, len, l->host->wk.world_size))
 		return -EMSGSIZE;
 	*need = sizeof(*hdr) + len + (l->phase == LINK_UP ? ENCD_TAG_LEN : 0);
 	return 0;

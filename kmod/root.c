@@ -296,10 +296,7 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 	struct sockaddr_storage listen;
 	struct encd_joined *j;
 
-	if (!l->awaiting_first) {
-		scnprintf(why, why_len, "it sent JOIN twice");
-		return -EPROTO;
-	}
+	/* Its first frame (encd_host_frame() saw to that): the host said who it is. */
 	l->awaiting_first = false;
 	if (jn->flags || encd_addr_from_wire(&jn->listen, &listen)) {
 		scnprintf(why, why_len, "its JOIN is malformed");

@@ -246,6 +246,38 @@ struct encd_uid {
 } __packed;
 static_assert(sizeof(struct encd_uid) == ENCD_UID_LEN);
 
+/*
+ * The rule of each frame type (wire.c): the ways of the links that carry
+ * it, as their receiver sees them, whether it opens a link, and its
+ * payload's lengths.
+ */
+enum encd_wire_way {
+	ENCD_WAY_HANDSHAKE = 1 << 0,	/* before the link is up */
+	ENCD_WAY_TO_ROOT = 1 << 1,	/* a control link, at the root */
+	ENCD_WAY_FROM_ROOT = 1 << 2,	/* a control link, at a host */
+	ENCD_WAY_DATA = 1 << 3,		/* a data link, at the host it goes to */
+};
+
+/* Where a frame type's largest length comes from. */
+enum encd_wire_max_by {
+	ENCD_WIRE_MAX_FIXED,		/* encd_wire_rule.max */
+	ENCD_WIRE_MAX_DEATH,		/* encd_wire_death_max(world size) */
+	ENCD_WIRE_MAX_TABLE,		/* a table of world size ranks and hosts */
+};
+
+struct encd_wire_rule {
+	const char *name;
+	u8 ways;			/* enum encd_wire_way */
+	bool opens;			/* a link's first frame, and only that */
+	u8 max_by;			/* enum encd_wire_max_by */
+	u32 min, max;
+};
+
+const char *encd_wire_type_name(u8 type);
+bool encd_wire_goes(u8 type, unsigned int way);
+bool encd_wire_opens(u8 type);
+bool encd_wire_len_ok(u8 type, u32 len, u32 world_size);
+
 /* Deadlines, in milliseconds. */
 enum {
 	/* a new connection: the whole handshake, and JOIN or LINK after it */

@@ -72,7 +72,7 @@ FRAGMENT_WRAPPERS = re.compile(r'^(jerr)$')
 FRAGMENT_BUFFERS = re.compile(r'^(why|range|where|text|buf)$')
 FRAGMENT_PRINTERS = re.compile(r'^v?s(c)?nprintf$')
 # Functions and arrays whose every string literal is a fragment.
-FRAGMENT_TABLES = re.compile(r'^(type_names|encd_errno_name|settings_words)$')
+FRAGMENT_TABLES = re.compile(r'^(frame_rules|encd_errno_name|settings_words)$')
 # The netlink extack setters, whose first string literal is the sentence.
 EXTACK = re.compile(r'^(NL_SET_ERR_MSG\w*|GENL_SET_ERR_MSG\w*)$')
 
