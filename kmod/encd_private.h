@@ -476,7 +476,9 @@ struct encd_host {
 /*
  * A link (link.c): one authenticated TCP connection to another host. The
  * fields up to the handshake's are its host's, under the host's lock; the
- * rest are link.c's, used by the link's own works.
+ * rest are link.c's, used by the link's own works. Only link.c touches
+ * them, but for the early budget (bootstrap.c): the other files ask its
+ * accessors (encd_link_peer() and its siblings).
  */
 struct encd_link {
 	struct encd_host *host;		/* counted */
@@ -705,6 +707,16 @@ int encd_link_send_first(struct encd_link *l, u8 type, const void *p, u32 len);
 void encd_link_close(struct encd_link *l);
 bool encd_link_idle(struct encd_link *l);
 bool encd_link_delivered(struct encd_link *l);
+bool encd_link_is_data(const struct encd_link *l);
+bool encd_link_initiator(const struct encd_link *l);
+const struct sockaddr_storage *encd_link_addr(const struct encd_link *l);
+int encd_link_local_addr(struct encd_link *l, struct sockaddr_storage *ss);
+bool encd_link_up(const struct encd_link *l);
+bool encd_link_awaits_first(const struct encd_link *l);
+void encd_link_said_who(struct encd_link *l);
+u32 encd_link_peer(const struct encd_link *l);
+u64 encd_link_token(const struct encd_link *l);
+void encd_link_set_peer(struct encd_link *l, u32 index, u64 token);
 int encd_link_send_news(struct encd_link *l, const void *a, u32 alen, const void *b, u32 blen);
 void encd_link_work(struct work_struct *w);
 void encd_link_tx_work(struct work_struct *w);

@@ -44,10 +44,10 @@ bool encd_host_accepts(const struct encd_link *l, u8 type)
 {
 	unsigned int way;
 
-	if (l->purpose == ENCD_LINK_CONTROL)
-		way = l->initiator ? ENCD_WAY_FROM_ROOT : ENCD_WAY_TO_ROOT;
+	if (!encd_link_is_data(l))
+		way = encd_link_initiator(l) ? ENCD_WAY_FROM_ROOT : ENCD_WAY_TO_ROOT;
 	else
-		way = l->initiator ? 0 : ENCD_WAY_DATA;
+		way = encd_link_initiator(l) ? 0 : ENCD_WAY_DATA;
 	return encd_wire_goes(type, way);
 }
 
@@ -69,12 +69,9 @@ int encd_host_link_up(struct encd_host *h, struct encd_link *l)
 	int err;
 
 	lockdep_assert_held(&h->lock);
-	l->up = true;
-	if (!l->initiator) {
-		l->awaiting_first = true;
+	if (!encd_link_initiator(l))
 		return 0;
-	}
-	if (l->purpose == ENCD_LINK_DATA) {
+	if (encd_link_is_data(l)) {
 		struct encd_wire_link lk = {
 			.token = cpu_to_be64(h->token),
 			.host = cpu_to_be32(h->index),
@@ -85,7 +82,7 @@ int encd_host_link_up(struct encd_host *h, struct encd_link *l)
 	if (l != h->uplink)
 		return -ECONNABORTED;
 	if (!h->listener) {
-		if (kernel_getsockname(l->sock, (struct sockaddr *)&local) < 0)
+		if (encd_link_local_addr(l, &local))
 			return -ENOTCONN;
 		encd_addr_set_port(&local, 0);
 		err = encd_listener_start(h, &local);
@@ -144,9 +141,11 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 					     "lost the root host at %pISpc: %s", &h->wk.root, why);
 		return;
 	}
-	if (l->purpose == ENCD_LINK_DATA && l->initiator) {
-		if (l->peer < h->n_hosts && h->hosts[l->peer].out == l)
-			h->hosts[l->peer].out = NULL;
+	if (encd_link_is_data(l) && encd_link_initiator(l)) {
+		u32 peer = encd_link_peer(l);
+
+		if (peer < h->n_hosts && h->hosts[peer].out == l)
+			h->hosts[peer].out = NULL;
 		/*
 		 * Closed by its peer with everything sent, in a formed world
 		 * (but the news of this host's departures, which its peer may
@@ -155,25 +154,25 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		 * A message for it later opens a new link, which fails if it
 		 * is gone.
 		 */
-		if (l->up && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
+		if (encd_link_up(l) && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
 			return;
-		encd_host_describe(h, l->peer, l, who, sizeof(who));
+		encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
 		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
-				     l->up ? "went away" : "cannot be reached", why);
+				     encd_link_up(l) ? "went away" : "cannot be reached", why);
 		return;
 	}
 	/* A stranger, or a host that never said who it is, means nothing. */
-	if (!l->up || l->awaiting_first)
+	if (!encd_link_up(l) || encd_link_awaits_first(l))
 		return;
-	if (l->purpose == ENCD_LINK_CONTROL) {
+	if (!encd_link_is_data(l)) {
 		if (h->root)
 			encd_root_link_down(h, l, err, why);
 		return;
 	}
 	/* Its ranks all left, and said so on this link before it closed. */
-	if (encd_departure_host_left(h, l->peer))
+	if (encd_departure_host_left(h, encd_link_peer(l)))
 		return;
-	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
 	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
 }
 
@@ -191,7 +190,7 @@ void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *w
 	char who[96];
 
 	lockdep_assert_held(&h->lock);
-	encd_host_describe(h, l->peer, l, who, sizeof(who));
+	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
 	encd_host_fail_world(h, -EPROTO, ENCD_WIRE_NO_RANK, true, "%s broke the protocol: %s",
 			     who, why);
 	encd_link_close(l);
@@ -216,15 +215,14 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 	 * its link's). It stays a stranger, and is closed.
 	 */
 	list_for_each_entry(o, &h->links, node) {
-		if (o->purpose == ENCD_LINK_DATA && !o->initiator && !o->awaiting_first &&
-		    o->peer == index) {
+		if (encd_link_is_data(o) && !encd_link_initiator(o) && !encd_link_awaits_first(o) &&
+		    encd_link_peer(o) == index) {
 			scnprintf(why, why_len, "its LINK names a host that has a data link here already");
 			return -EPROTO;
 		}
 	}
-	l->awaiting_first = false;
-	l->peer = index;
-	l->link_token = be64_to_cpu(lk->token);
+	encd_link_said_who(l);
+	encd_link_set_peer(l, index, be64_to_cpu(lk->token));
 	return 0;
 }
 
@@ -268,15 +266,15 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	 * refused, or another host's, may come and go without harm; nor does
 	 * a host believe a data link about another host's ranks.
 	 */
-	if (h->root && l->purpose == ENCD_LINK_CONTROL && rank != ENCD_WIRE_NO_RANK &&
+	if (h->root && !encd_link_is_data(l) && rank != ENCD_WIRE_NO_RANK &&
 	    !encd_root_has(h, l, rank))
 		return 0;
-	if (l->purpose == ENCD_LINK_DATA && rank != ENCD_WIRE_NO_RANK &&
-	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != l->peer))
+	if (encd_link_is_data(l) && rank != ENCD_WIRE_NO_RANK &&
+	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != encd_link_peer(l)))
 		return 0;
 	sanitize(text, sizeof(text), d->text, tlen);
 	if (barriers != ENCD_WIRE_NO_RANK)
-		return encd_departure_receive(h, l->purpose == ENCD_LINK_DATA ? ENCD_NEWS_DATA :
+		return encd_departure_receive(h, encd_link_is_data(l) ? ENCD_NEWS_DATA :
 										ENCD_NEWS_ROOT,
 					      d, len, tlen, text, why, why_len);
 	if (err == 0 || err > MAX_ERRNO)
@@ -356,8 +354,8 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 
 	lockdep_assert_held(&h->lock);
 	/* The one place that holds a link to its first frame (JOIN or LINK), said once. */
-	if (l->awaiting_first != encd_wire_opens(type)) {
-		if (l->awaiting_first)
+	if (encd_link_awaits_first(l) != encd_wire_opens(type)) {
+		if (encd_link_awaits_first(l))
 			scnprintf(why, why_len, "it sent %s before saying who it is",
 				  encd_wire_type_name(type));
 		else

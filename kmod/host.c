@@ -113,12 +113,12 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 		return;
 	}
 	if (l && h->root && encd_root_ranks_of(h, l, &first, &last, &n)) {
-		scnprintf(buf, size, "the host at %pISpc (%u rank%s %u-%u)", &l->addr, n,
+		scnprintf(buf, size, "the host at %pISpc (%u rank%s %u-%u)", encd_link_addr(l), n,
 			  n == 1 ? "" : "s", first, last);
 		return;
 	}
 	if (l)
-		scnprintf(buf, size, "the host at %pISpc", &l->addr);
+		scnprintf(buf, size, "the host at %pISpc", encd_link_addr(l));
 	else
 		scnprintf(buf, size, "a host");
 }
@@ -418,7 +418,7 @@ static void host_linger(struct encd_host *h)
 		delivered = true;
 		mutex_lock(&h->lock);
 		list_for_each_entry(l, &h->links, node)
-			if (l->purpose == ENCD_LINK_CONTROL || l->initiator)
+			if (!encd_link_is_data(l) || encd_link_initiator(l))
 				delivered &= encd_link_delivered(l);
 		mutex_unlock(&h->lock);
 		if (delivered || time_after_eq(jiffies, end))

@@ -315,6 +315,124 @@ bool encd_link_delivered(struct encd_link *l)
 	return READ_ONCE(tp->snd_una) == READ_ONCE(tp->write_seq);
 }
 
+/* What the host knows of a link, and what it learns. */
+
+/**
+ * encd_link_is_data() - whether a link is a data link, not a control link
+ * @l: the link
+ *
+ * Return: whether it is.
+ */
+bool encd_link_is_data(const struct encd_link *l)
+{
+	return l->purpose == ENCD_LINK_DATA;
+}
+
+/**
+ * encd_link_initiator() - whether this host opened a link
+ * @l: the link
+ *
+ * Return: whether it did.
+ */
+bool encd_link_initiator(const struct encd_link *l)
+{
+	return l->initiator;
+}
+
+/**
+ * encd_link_addr() - a link's peer: where it connects, or who called
+ * @l: the link
+ *
+ * Return: the address.
+ */
+const struct sockaddr_storage *encd_link_addr(const struct encd_link *l)
+{
+	return &l->addr;
+}
+
+/**
+ * encd_link_local_addr() - the address this end of a link has
+ * @l: the link, connected
+ * @ss: out: the address
+ *
+ * Return: 0, or a negative errno.
+ */
+int encd_link_local_addr(struct encd_link *l, struct sockaddr_storage *ss)
+{
+	int err = kernel_getsockname(l->sock, (struct sockaddr *)ss);
+
+	return err < 0 ? err : 0;
+}
+
+/**
+ * encd_link_up() - whether a link's handshake finished
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: whether it did.
+ */
+bool encd_link_up(const struct encd_link *l)
+{
+	return l->up;
+}
+
+/**
+ * encd_link_awaits_first() - whether a responder waits for JOIN or LINK
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: whether its peer has not yet said who it is.
+ */
+bool encd_link_awaits_first(const struct encd_link *l)
+{
+	return l->awaiting_first;
+}
+
+/**
+ * encd_link_said_who() - a responder's peer said who it is (JOIN or LINK)
+ * @l: the link; the caller holds its host's lock
+ *
+ * Its handshake's deadline no longer runs.
+ */
+void encd_link_said_who(struct encd_link *l)
+{
+	lockdep_assert_held(&l->host->lock);
+	l->awaiting_first = false;
+}
+
+/**
+ * encd_link_peer() - the host index of a link's peer
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: the index, or U32_MAX when the link has none.
+ */
+u32 encd_link_peer(const struct encd_link *l)
+{
+	return l->peer;
+}
+
+/**
+ * encd_link_token() - the world token a data link's LINK claimed
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: the token, or 0.
+ */
+u64 encd_link_token(const struct encd_link *l)
+{
+	return l->link_token;
+}
+
+/**
+ * encd_link_set_peer() - which host a data link goes to, or comes from
+ * @l: the link; the caller holds its host's lock
+ * @index: the host's index in the table
+ * @token: the world token its LINK claimed (0 on a link this host opened)
+ */
+void encd_link_set_peer(struct encd_link *l, u32 index, u64 token)
+{
+	lockdep_assert_held(&l->host->lock);
+	l->peer = index;
+	l->link_token = token;
+}
+
 /*
  * The link failed on its own (the peer, the network, a deadline): the host
  * decides what that means for the world, then the link goes.
@@ -743,7 +861,12 @@ static int link_keyed(struct encd_link *l)
 		list_del_init(&l->pending);
 		h->n_pending--;
 	}
-	err = l->dead ? 0 : encd_host_link_up(h, l);
+	if (!l->dead) {
+		l->up = true;
+		/* A responder waits for its peer to say who it is. */
+		l->awaiting_first = !l->initiator;
+		err = encd_host_link_up(h, l);
+	}
 	mutex_unlock(&h->lock);
 	/*
 	 * Only now may the link send what was queued while it was opened: its

@@ -297,7 +297,7 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 	struct encd_joined *j;
 
 	/* Its first frame (encd_host_frame() saw to that): the host said who it is. */
-	l->awaiting_first = false;
+	encd_link_said_who(l);
 	if (jn->flags || encd_addr_from_wire(&jn->listen, &listen)) {
 		scnprintf(why, why_len, "its JOIN is malformed");
 		return -EPROTO;

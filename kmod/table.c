@@ -33,7 +33,7 @@ static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 	if (!p->out) {
 		p->out = encd_link_connect(h, &p->addr, ENCD_LINK_DATA, false);
 		if (p->out)
-			p->out->peer = index;
+			encd_link_set_peer(p->out, index, 0);
 	}
 	return p->out;
 }
@@ -119,14 +119,17 @@ bad:
 static void host_judge_trusted_links(struct encd_host *h)
 {
 	struct encd_link *l, *tmp;
+	u32 peer;
 
 	list_for_each_entry_safe(l, tmp, &h->links, node) {
-		if (l->purpose != ENCD_LINK_DATA || l->initiator || !l->up || l->awaiting_first)
+		if (!encd_link_is_data(l) || encd_link_initiator(l) || !encd_link_up(l) ||
+		    encd_link_awaits_first(l))
 			continue;
-		if (l->peer < h->n_hosts && l->peer != h->index && l->link_token == h->token)
+		peer = encd_link_peer(l);
+		if (peer < h->n_hosts && peer != h->index && encd_link_token(l) == h->token)
 			continue;
 		net_dbg_ratelimited("link from %pISpc: its LINK names no other host of this world\n",
-				    &l->addr);
+				    encd_link_addr(l));
 		encd_link_close(l);
 	}
 }
@@ -147,8 +150,8 @@ int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 sr
 		       char *why, size_t why_len)
 {
 	lockdep_assert_held(&h->lock);
-	if (src >= h->wk.world_size || dst >= h->wk.world_size || h->rank_host[src] != l->peer ||
-	    h->rank_host[dst] != h->index) {
+	if (src >= h->wk.world_size || dst >= h->wk.world_size ||
+	    h->rank_host[src] != encd_link_peer(l) || h->rank_host[dst] != h->index) {
 		scnprintf(why, why_len, "it sent %s for a rank that is not its to send for",
 			  encd_wire_type_name(type));
 		return -EPROTO;
@@ -243,7 +246,7 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 	if (err)
 		return err;
 	if (from && from != h->uplink &&
-	    (from->link_token != h->token || from->peer != encd_tree_parent(h->index))) {
+	    (encd_link_token(from) != h->token || encd_link_peer(from) != encd_tree_parent(h->index))) {
 		scnprintf(why, why_len, "it is not this host's parent in the host tree");
 		return -EPROTO;
 	}
