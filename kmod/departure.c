@@ -9,8 +9,10 @@
  * it writes and reads the trailer of a departure's DEATH (wire.h); and it
  * answers the one question every waiter asks, through
  * encd_departure_blocks(): does a departure block what I wait for? The
- * waiters are the bootstrap (a comm still forming), barrier.c (a group
- * barrier under way) and world.c (a barrier about to start, a local one).
+ * waiters ask encd_departure_blocker(): the bootstrap when news comes or a
+ * node starts (a comm still forming, a barrier under way), world.c when a
+ * barrier is about to start or a local one waits. frames.c hands it the
+ * DEATHs that come, host.c the ranks that leave.
  *
  * Locking: everything here is its host's, under the host's lock.
  */
