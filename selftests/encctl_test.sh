@@ -63,20 +63,20 @@ expect() {
 	fi
 }
 
-# expect_json_error NAME STATUS PATTERN CMD...: CMD (with -j) exits with
-# STATUS, says nothing on stderr, and prints on stdout one JSON document,
-# {"error": SENTENCE}, whose sentence matches the regular expression PATTERN.
-expect_json_error() {
-	local name=$1 want=$2 pattern=$3 out err rc
-	shift 3
+# run_quiet CMD...: runs CMD; its stdout in $out, its stderr in $err, its
+# status in $rc (the caller's locals).
+run_quiet() {
 	out=$("$@" 2>/tmp/encctl-stderr.$$)
 	rc=$?
 	err=$(cat /tmp/encctl-stderr.$$)
-	if [ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
-import json, re, sys
-doc = json.loads(sys.argv[1])
-sys.exit(not (list(doc) == ["error"] and re.search(sys.argv[2], doc["error"])))
-' "$out" "$pattern"; then
+}
+
+# judged NAME WANT PASSED CMD...: ok NAME when PASSED is 0, else says what
+# CMD did (run_quiet's $out, $err and $rc) against the status WANT.
+judged() {
+	local name=$1 want=$2 passed=$3
+	shift 3
+	if [ "$passed" = 0 ]; then
 		ok "$name"
 	else
 		echo "# $*: status $rc (want $want)"
@@ -86,18 +86,31 @@ sys.exit(not (list(doc) == ["error"] and re.search(sys.argv[2], doc["error"])))
 	fi
 }
 
+# expect_json_error NAME STATUS PATTERN CMD...: CMD (with -j) exits with
+# STATUS, says nothing on stderr, and prints on stdout one JSON document,
+# {"error": SENTENCE}, whose sentence matches the regular expression PATTERN.
+expect_json_error() {
+	local name=$1 want=$2 pattern=$3 out err rc passed=1
+	shift 3
+	run_quiet "$@"
+	[ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
+import json, re, sys
+doc = json.loads(sys.argv[1])
+sys.exit(not (list(doc) == ["error"] and re.search(sys.argv[2], doc["error"])))
+' "$out" "$pattern" && passed=0
+	judged "$name" "$want" "$passed" "$@"
+}
+
 # expect_json_failure NAME STATUS NRT KEYS PATTERN CMD...: CMD (with -j)
 # exits with STATUS, says nothing on stderr, and prints JSON documents, one a
 # line, each of them an error document ("error" its first key, no "ok"). The
 # last one's keys begin with the words of KEYS, its "error" matches PATTERN
 # and, unless NRT is -, its "status" is NRT.
 expect_json_failure() {
-	local name=$1 want=$2 nrt=$3 keys=$4 pattern=$5 out err rc
+	local name=$1 want=$2 nrt=$3 keys=$4 pattern=$5 out err rc passed=1
 	shift 5
-	out=$("$@" 2>/tmp/encctl-stderr.$$)
-	rc=$?
-	err=$(cat /tmp/encctl-stderr.$$)
-	if [ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
+	run_quiet "$@"
+	[ "$rc" = "$want" ] && [ -z "$err" ] && python3 -c '
 import json, re, sys
 out, nrt, keys, pattern = sys.argv[1:5]
 docs = [json.loads(line) for line in out.splitlines()]
@@ -105,14 +118,8 @@ last, keys = (docs or [{}])[-1], keys.split()
 sys.exit(not (docs and all(list(d)[:1] == ["error"] and "ok" not in d for d in docs) and
               list(last)[:len(keys)] == keys and re.search(pattern, last["error"]) and
               (nrt == "-" or last.get("status") == nrt)))
-' "$out" "$nrt" "$keys" "$pattern"; then
-		ok "$name"
-	else
-		echo "# $*: status $rc (want $want)"
-		echo "#   stdout: $out"
-		echo "#   stderr: $err"
-		not_ok "$name"
-	fi
+' "$out" "$nrt" "$keys" "$pattern" && passed=0
+	judged "$name" "$want" "$passed" "$@"
 }
 
 # expect_same NAME CMD1 -- CMD2: both succeed with the same non-empty output.
