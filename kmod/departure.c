@@ -44,7 +44,6 @@ void encd_departures_init(struct encd_departures *d)
 {
 	xa_init(&d->ranks);
 	d->n = 0;
-	d->world_barriers = U32_MAX;
 	d->world_rank = ENCD_WIRE_NO_RANK;
 }
 
@@ -206,7 +205,7 @@ bool encd_departure_host_left(struct encd_host *h, u32 index)
 static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_wire_departed_comm *comms,
 		u32 n_comms, int err, bool settles)
 {
-	struct encd_departed *dr = departed(h, rank);
+	struct encd_departed *dr = departed(h, rank), *world;
 	struct encd_rank *r;
 	unsigned long id;
 	bool first = !dr;
@@ -231,10 +230,9 @@ static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_w
 		}
 		if (!h->dep.n++)
 			h->dep.first_rank = rank;
-		if (barriers < h->dep.world_barriers) {
-			h->dep.world_barriers = barriers;
+		world = departed(h, h->dep.world_rank);
+		if (!world || barriers < world->barriers)
 			h->dep.world_rank = rank;
-		}
 		pr_debug("world of %u ranks: rank %u departed (%u barriers, %u comms)\n",
 			 h->wk.world_size, rank, barriers, n_comms);
 	}
@@ -285,10 +283,7 @@ static void tell(struct encd_host *h, u32 rank, u32 barriers,
 		if (h->hosts[i].out)
 			*news++ = cpu_to_be32(i);
 
-	if (h->root)
-		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
-	else if (h->uplink)
-		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), b, len);
+	encd_host_tell_death(h, &d, b, len);
 	for (i = 0; i < h->n_hosts; i++)
 		if (h->hosts[i].out)
 			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), b, len);
@@ -392,6 +387,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
  * @via: ENCD_NEWS_DATA (on the data link from the rank's host) or
  *	ENCD_NEWS_ROOT (from the root, or at the root from the rank's host)
  * @d: the DEATH, whose sender may speak of its rank (frames.c checked)
+ * @err: its errno, negative, made one (frames.c)
  * @len: its length
  * @tlen: its text's length, within @len
  * @text: its text, made printable
@@ -404,12 +400,11 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
  * Return: 0, or -EPROTO for a trailer that is not one.
  */
 int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, u32 len, u32 tlen, const char *text,
-			   char *why, size_t why_len)
+			   const struct encd_wire_death *d, int err, u32 len, u32 tlen,
+			   const char *text, char *why, size_t why_len)
 {
 	const struct encd_wire_departure *dep = (const void *)(d->text + tlen);
 	u32 rest = len - sizeof(*d) - tlen, n_comms, n_news, i, rank = be32_to_cpu(d->rank);
-	u32 err = be32_to_cpu(d->err);
 	bool news_here = false;
 	const __be32 *news;
 	int ret;
@@ -425,19 +420,15 @@ int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
 	news = (const __be32 *)&dep->comms[n_comms];
 	for (i = 0; i < n_news; i++)
 		news_here |= be32_to_cpu(news[i]) == h->index;
-	if (err == 0 || err > MAX_ERRNO)
-		err = ECONNABORTED;
 	if (h->state != ENCD_HOST_FORMED || rank >= h->wk.world_size) {
-		encd_host_fail_world(h, -(int)err, rank, !!h->root, "%s", text);
+		encd_host_fail_world(h, err, rank, !!h->root, "%s", text);
 		return 0;
 	}
-	ret = note(h, rank, be32_to_cpu(d->barriers), dep->comms, n_comms, -(int)err,
+	ret = note(h, rank, be32_to_cpu(d->barriers), dep->comms, n_comms, err,
 		   encd_news_settles(via, news_here));
-	if (ret < 0) {
-		encd_departure_text(why, why_len, rank);
-		encd_host_fail_world(h, ret, rank, !!h->root, "%s", why);
-	} else if (ret && h->root) {
+	if (ret < 0)
+		encd_host_fail_world(h, ret, rank, !!h->root, "%s", text);
+	else if (ret && h->root)
 		encd_root_broadcast(h, ENCD_WIRE_DEATH, d, len, NULL, 0);
-	}
 	return 0;
 }

@@ -412,8 +412,7 @@ struct encd_departures {
 	struct xarray ranks;		/* rank -> its struct encd_departed */
 	u32 n;
 	u32 first_rank;			/* the first heard of, for local barriers */
-	u32 world_barriers;		/* the fewest world barriers one completed */
-	u32 world_rank;			/* which one, for the world's barrier */
+	u32 world_rank;			/* the one that completed the fewest world barriers */
 };
 
 /* One other host of a formed world, by its index in the table. */
@@ -733,6 +732,8 @@ void encd_host_put(struct encd_host *h);
 int encd_host_register(struct encd_host *h, struct encd_rank *r);
 void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
+void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
+			  u32 len);
 __printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
 					 const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
@@ -774,8 +775,8 @@ void encd_departure_list_free(struct encd_departure_list *l);
 void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
 int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, u32 len, u32 tlen, const char *text,
-			   char *why, size_t why_len);
+			   const struct encd_wire_death *d, int err, u32 len, u32 tlen,
+			   const char *text, char *why, size_t why_len);
 
 /* root.c */
 struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);

@@ -273,12 +273,12 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != encd_link_peer(l)))
 		return 0;
 	sanitize(text, sizeof(text), d->text, tlen);
+	if (err == 0 || err > MAX_ERRNO)
+		err = ECONNABORTED;
 	if (barriers != ENCD_WIRE_NO_RANK)
 		return encd_departure_receive(h, encd_link_is_data(l) ? ENCD_NEWS_DATA :
 										ENCD_NEWS_ROOT,
-					      d, len, tlen, text, why, why_len);
-	if (err == 0 || err > MAX_ERRNO)
-		err = ECONNABORTED;
+					      d, -(int)err, len, tlen, text, why, why_len);
 	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
 	return 0;
 }

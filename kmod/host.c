@@ -123,11 +123,26 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 		scnprintf(buf, size, "a host");
 }
 
-/*
- * Tells the rest of the world that it failed, as @err, because of @rank
- * (or ENCD_WIRE_NO_RANK): a host tells the root; the root tells every host
- * that joined.
+/**
+ * encd_host_tell_death() - sends a DEATH on its way to every host
+ * @h: this host; the caller holds its lock
+ * @d: its head
+ * @rest: its text, then (a departure's) its trailer
+ * @len: their length
+ *
+ * A host tells the root; the root tells every host that joined.
  */
+void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
+			  u32 len)
+{
+	lockdep_assert_held(&h->lock);
+	if (h->root)
+		encd_root_broadcast(h, ENCD_WIRE_DEATH, d, sizeof(*d), rest, len);
+	else if (h->uplink)
+		encd_link_send(h->uplink, ENCD_WIRE_DEATH, d, sizeof(*d), rest, len);
+}
+
+/* Tells the world that it failed, as @err, because of @rank (or ENCD_WIRE_NO_RANK). */
 static void host_tell_failure(struct encd_host *h, int err, u32 rank, const char *text)
 {
 	struct encd_wire_death d = {
@@ -139,10 +154,7 @@ static void host_tell_failure(struct encd_host *h, int err, u32 rank, const char
 	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX);
 
 	d.text_len = cpu_to_be16(len);
-	if (h->root)
-		encd_root_broadcast(h, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
-	else if (h->uplink)
-		encd_link_send(h->uplink, ENCD_WIRE_DEATH, &d, sizeof(d), text, len);
+	encd_host_tell_death(h, &d, text, len);
 }
 
 /**
