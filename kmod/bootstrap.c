@@ -104,12 +104,12 @@ static u32 attempts_of(struct encd_rank *r, u32 tag)
 }
 
 /* The event of a failed bootstrap, with who and what when it is known. */
-static void notify_failure(struct encd_node *node, int err)
+static void notify_failure(struct encd_node *node)
 {
 	struct encd_mismatch_rec *m = &node->rank->mismatch;
 	struct encd_nl_error e = {
-		.err = err,
-		.msg = node->msg,
+		.err = node->why.err,
+		.msg = node->why.msg,
 		.phase = node->ph,
 		.peer_rank = -1,
 		.peer_g_device_id = -1,
@@ -122,51 +122,52 @@ static void notify_failure(struct encd_node *node, int err)
 		e.local_sig = m->local_sig;
 		e.peer_sig = m->child_sig;
 	}
-	encd_node_notify(node, err == -EBADE ? ENCD_NL_CMD_SIG_MISMATCH_NTF :
-			 ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
+	encd_node_notify(node, node->why.reason == ENCD_REASON_SIGNATURE_MISMATCH ?
+			 ENCD_NL_CMD_SIG_MISMATCH_NTF : ENCD_NL_CMD_WORLD_FAILED_NTF, &e);
 }
 
 /*
  * A node's bootstrap failed: its rank hears why, the next attempt is a new
  * one. @names_comm: the sentence already says which comm failed to init.
  */
-static __printf(4, 0) void node_vfail(struct encd_node *node, int err, bool names_comm,
-				      const char *fmt, va_list args)
+static __printf(5, 0) void node_vfail(struct encd_node *node, int err, u32 reason,
+				      bool names_comm, const char *fmt, va_list args)
 {
 	struct encd_rank *r = node->rank;
 
 	if (node->state == ENCD_NODE_READY || node->state == ENCD_NODE_FAILED)
 		return;
-	vscnprintf(node->msg, sizeof(node->msg), fmt, args);
+	encd_why_set(&node->why, err, reason, fmt, args);
 	node->msg_names_comm = names_comm;
-	node->err = err;
 	node->phase_ns[node->ph] = ktime_get_boottime_ns() - node->phase_start[node->ph];
 	WRITE_ONCE(node->state, ENCD_NODE_FAILED);
 	xa_store(&r->attempts, node->tag, xa_mk_value(node->attempt + 1), GFP_KERNEL);
 	encd_lbarrier_leave(node);
 	encd_node_unpool(node);
-	notify_failure(node, err);
+	notify_failure(node);
 	if (node->global)
-		encd_rank_fail(r, err, "%s", node->msg);
+		encd_rank_fail(r, err, node->why.reason, "%s", node->why.msg);
 	wake_up_all(&r->wq);
 }
 
-static __printf(3, 4) void node_fail(struct encd_node *node, int err, const char *fmt, ...)
+static __printf(4, 5) void node_fail(struct encd_node *node, int err, u32 reason,
+				     const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
-	node_vfail(node, err, false, fmt, args);
+	node_vfail(node, err, reason, false, fmt, args);
 	va_end(args);
 }
 
 /* A failure of the comm's ring, in a sentence that names the comm, as libnrt's do. */
-static __printf(3, 4) void ring_fail(struct encd_node *node, int err, const char *fmt, ...)
+static __printf(4, 5) void ring_fail(struct encd_node *node, int err, u32 reason,
+				     const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
-	node_vfail(node, err, true, fmt, args);
+	node_vfail(node, err, reason, true, fmt, args);
 	va_end(args);
 }
 
@@ -231,12 +232,12 @@ static void fail_mismatch(struct encd_node *node)
 	struct encd_mismatch_rec *m = &node->rank->mismatch;
 
 	if (node->mismatch_seen)
-		node_fail(node, -EBADE,
+		node_fail(node, -EBADE, ENCD_REASON_SIGNATURE_MISMATCH,
 			  "[gid: %u] failed signature validation: mismatched collectives between the peers: bootstrap rank %u (global device %u): %*phN, this rank: %*phN",
 			  node->rank->id, m->child_rank, m->child_g_device_id, ENCD_SIG_LEN,
 			  m->child_sig, ENCD_SIG_LEN, m->local_sig);
 	else
-		node_fail(node, -EBADE,
+		node_fail(node, -EBADE, ENCD_REASON_SIGNATURE_MISMATCH,
 			  "[gid: %u] failed signature validation: mismatched collectives between the peers",
 			  node->rank->id);
 }
@@ -319,7 +320,7 @@ static void node_advance(struct encd_host *h, struct encd_node *node)
 				if (!node->ring_got)
 					return;
 				if (crypto_memneq(node->ring_uid, node->uid, ENCD_UID_LEN)) {
-					ring_fail(node, -EPROTO,
+					ring_fail(node, -EPROTO, ENCD_REASON_PROTOCOL,
 						  "failed to init NCCL comm stream_id:%u group_id:%d: its ring predecessor (global device %u) holds another unique id",
 						  node->stream_id, node->global ? -1 : (int)node->group_id,
 						  node->key[(node->brank + node->rank_n - 1) % node->rank_n]);
@@ -333,7 +334,8 @@ static void node_advance(struct encd_host *h, struct encd_node *node)
 				node->local_n = local_ranks(h, node);
 				err = encd_lbarrier_join(h, node);
 				if (err) {
-					node_fail(node, err,
+					node_fail(node, err, err == -ENOMEM ? ENCD_REASON_NO_MEMORY :
+						  ENCD_REASON_WORLD_DIFFERS,
 						  "failed to setup local barrier: %s (%u local ranks)",
 						  err == -ENOMEM ? "out of memory" :
 						  "the group's ranks on this host disagree on their number",
@@ -683,7 +685,7 @@ void encd_engine_node_start(struct encd_host *h, struct encd_node *node, const u
 		make_uid(h, node);
 	phase(node, ENCD_PHASE_VALIDATE, ENCD_NODE_VALIDATING);
 	if (h->state == ENCD_HOST_FAILED) {
-		node_fail(node, h->failure_err, "%s", h->failure);
+		node_fail(node, h->failure.err, h->failure.reason, "%s", h->failure.msg);
 		return;
 	}
 	encd_engine_take_early(h, r, node, 0, node->attempt);
@@ -717,7 +719,8 @@ void encd_engine_world_start(struct encd_rank *r)
 		kvfree(key);
 	}
 	if (!node) {
-		encd_rank_fail(r, -ENOMEM, "rank %u: out of memory for the world's comm", r->id);
+		encd_rank_fail(r, -ENOMEM, ENCD_REASON_NO_MEMORY,
+			       "rank %u: out of memory for the world's comm", r->id);
 		return;
 	}
 	r->global_node = node;
@@ -730,8 +733,8 @@ static int fail_in_progress(struct encd_node *node, void *arg)
 
 	if (node->state != ENCD_NODE_READY && node->state != ENCD_NODE_FAILED &&
 	    node->state != ENCD_NODE_PENDING)
-		node_fail(node, h->failure_err, "%s", h->failure);
-	encd_gbarrier_stop(node, h->failure_err);
+		node_fail(node, h->failure.err, h->failure.reason, "%s", h->failure.msg);
+	encd_gbarrier_stop(node, h->failure.err);
 	return 0;
 }
 
@@ -746,7 +749,7 @@ void encd_engine_world_failed(struct encd_rank *r)
 	lockdep_assert_held(&h->lock);
 	encd_pool_for_each(r, fail_in_progress, NULL);
 	if (r->state == ENCD_RANK_JOINING || r->state == ENCD_RANK_REGISTERED)
-		encd_rank_fail(r, h->failure_err, "%s", h->failure);
+		encd_rank_fail(r, h->failure.err, h->failure.reason, "%s", h->failure.msg);
 	wake_up_all(&r->wq);
 }
 
@@ -757,16 +760,14 @@ void encd_engine_world_failed(struct encd_rank *r)
 static int depart_node(struct encd_node *node, void *arg)
 {
 	struct encd_host *h = node->rank->host;
-	char text[ENCD_MSG_MAX];
-	int err;
+	struct encd_why why;
 
 	if (node->state >= ENCD_NODE_VALIDATING && node->state <= ENCD_NODE_BARRIER &&
-	    encd_departure_blocker(h, node, ENCD_WAIT_FORMING, 0, &err, text, sizeof(text)))
-		node_fail(node, err, "%s", text);
+	    encd_departure_blocker(h, node, ENCD_WAIT_FORMING, 0, &why))
+		node_fail(node, why.err, why.reason, "%s", why.msg);
 	if (node->bar.active &&
-	    encd_departure_blocker(h, node, ENCD_WAIT_BARRIER, node->bar.epoch, &err, text,
-				   sizeof(text)))
-		encd_gbarrier_stop(node, err);
+	    encd_departure_blocker(h, node, ENCD_WAIT_BARRIER, node->bar.epoch, &why))
+		encd_gbarrier_stop(node, why.err);
 	return 0;
 }
 
@@ -890,7 +891,7 @@ void encd_engine_awaited(struct encd_node *node, char *buf, size_t size)
 			  arrived, n);
 		return;
 	default:
-		scnprintf(buf, size, "%s", node->msg[0] ? node->msg : "nothing");
+		scnprintf(buf, size, "%s", node->why.msg[0] ? node->why.msg : "nothing");
 		return;
 	}
 }

@@ -19,14 +19,22 @@
 
 #include "encd_private.h"
 
+static __printf(4, 0) int ucmd_vfail(struct encd_ucmd *ucmd, int err, u32 reason,
+				     const char *fmt, va_list args)
+{
+	encd_why_set(&ucmd->why, err, reason, fmt, args);
+	pr_info_ratelimited("%s (%d)\n", ucmd->why.msg, err);
+	return err;
+}
+
 /**
  * encd_fail() - records why a command failed
  * @ucmd: the command
- * @err: the negative errno it fails with
+ * @err: the negative errno it fails with; its reason is encd_reason_of(@err)
  * @fmt: the sentence, printf-style
  *
- * The sentence goes to the caller (struct encd_head.msg_uptr) and, rate
- * limited, to the kernel log.
+ * The sentence goes to the caller (struct encd_head.msg_uptr), with the
+ * reason (struct encd_head.reason) and, rate limited, to the kernel log.
  *
  * Return: @err, so that callers can write ``return encd_fail(...)``.
  */
@@ -35,10 +43,40 @@ int encd_fail(struct encd_ucmd *ucmd, int err, const char *fmt, ...)
 	va_list args;
 
 	va_start(args, fmt);
-	vsnprintf(ucmd->msg, sizeof(ucmd->msg), fmt, args);
+	ucmd_vfail(ucmd, err, 0, fmt, args);
 	va_end(args);
-	pr_info_ratelimited("%s (%d)\n", ucmd->msg, err);
 	return err;
+}
+
+/**
+ * encd_fail_why() - records why a command failed, for an errno of several causes
+ * @ucmd: the command
+ * @err: the negative errno it fails with
+ * @reason: which of @err's causes it is, enum encd_reason
+ * @fmt: the sentence, printf-style
+ *
+ * Return: @err.
+ */
+int encd_fail_why(struct encd_ucmd *ucmd, int err, u32 reason, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	ucmd_vfail(ucmd, err, reason, fmt, args);
+	va_end(args);
+	return err;
+}
+
+/**
+ * encd_fail_kept() - a command fails with a failure kept from before
+ * @ucmd: the command
+ * @why: the failure: a rank's, a comm node's, a world's
+ *
+ * Return: @why's errno.
+ */
+int encd_fail_kept(struct encd_ucmd *ucmd, const struct encd_why *why)
+{
+	return encd_fail_why(ucmd, why->err, why->reason, "%s", why->msg);
 }
 
 /**
@@ -62,18 +100,29 @@ static struct encd_head *ucmd_head(struct encd_ucmd *ucmd)
 	return ucmd->cmd;
 }
 
-/* Hands the caller the sentence behind a failure, if it asked for one. */
-static void ucmd_report(struct encd_ucmd *ucmd)
+/*
+ * Hands the caller the reason and the sentence behind a failure (the
+ * sentence if it asked for one). A failure without a sentence (a fault
+ * copying the answer back, a signal while waiting for a lock) still has a
+ * reason: the one its errno stands for.
+ */
+static void ucmd_report(struct encd_ucmd *ucmd, int err)
 {
 	struct encd_head *head = ucmd_head(ucmd);
+	struct encd_head __user *uhead = ucmd->ubuffer;
+	char *msg = ucmd->why.msg;
+	u32 reason;
 	size_t len;
 
-	if (!head->msg_len || !ucmd->msg[0])
+	reason = msg[0] && ucmd->why.err == err ? ucmd->why.reason : encd_reason_of(err);
+	/* The caller's head and buffer are advisory: a bad one cannot mask the error. */
+	if (put_user(reason, &uhead->reason))
+		pr_debug("failure reason not delivered\n");
+	if (!head->msg_len || !msg[0])
 		return;
-	len = min_t(size_t, strlen(ucmd->msg) + 1, head->msg_len);
-	ucmd->msg[len - 1] = '\0';
-	/* The caller's buffer is advisory: a bad one cannot mask the error. */
-	if (copy_to_user(u64_to_user_ptr(head->msg_uptr), ucmd->msg, len))
+	len = min_t(size_t, strlen(msg) + 1, head->msg_len);
+	msg[len - 1] = '\0';
+	if (copy_to_user(u64_to_user_ptr(head->msg_uptr), msg, len))
 		pr_debug("failure sentence not delivered\n");
 }
 
@@ -368,15 +417,15 @@ static long encd_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long a
 		goto out;
 
 	head = ucmd_head(&ucmd);
-	if (head->__reserved)
-		err = encd_fail(&ucmd, -EINVAL, "encd_head.__reserved must be 0");
-	else if (head->flags & ~op->flags)
+	/* An answer copied back says no reason; only ucmd_report() sets one. */
+	head->reason = ENCD_REASON_NONE;
+	if (head->flags & ~op->flags)
 		err = encd_fail(&ucmd, -EOPNOTSUPP, "Unknown flags 0x%x",
 				head->flags & ~op->flags);
 	else
 		err = op->execute(&ucmd);
 	if (err)
-		ucmd_report(&ucmd);
+		ucmd_report(&ucmd, err);
 out:
 	kfree(ucmd.cmd);
 	return err;

@@ -26,6 +26,7 @@
 /* What this host knows of one departed rank. */
 struct encd_departed {
 	int err;
+	u32 reason;			/* enum encd_reason */
 	u32 seq;			/* in the order the news came */
 	bool settled;			/* all it sent here has come */
 	u32 barriers;			/* of the world's comm */
@@ -139,9 +140,7 @@ static u32 blocker(struct encd_host *h, struct encd_node *node, enum encd_wait w
  * @node: the node
  * @what: its comm forming, or one of its barriers
  * @barrier: that barrier's number, counted from 1 (ENCD_WAIT_BARRIER)
- * @err: out, when blocked: the negative errno to fail with
- * @text: out, when blocked: the sentence, naming the rank
- * @size: of @text
+ * @why: out, when blocked: the failure, naming the rank
  *
  * A local barrier (ENCD_WAIT_LOCAL_BARRIER) is blocked when one of its ranks
  * left this host (barrier.c marks it broken): it is gone for every round
@@ -150,7 +149,7 @@ static u32 blocker(struct encd_host *h, struct encd_node *node, enum encd_wait w
  * Return: true when blocked: what it waits for never comes.
  */
 bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum encd_wait what,
-			    u32 barrier, int *err, char *text, size_t size)
+			    u32 barrier, struct encd_why *why)
 {
 	struct encd_departed *dr;
 	u32 rank;
@@ -160,18 +159,22 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 		if (!encd_lbarrier_broken(node))
 			return false;
 		dr = departed(h, h->dep.first_rank);
-		*err = dr ? dr->err : -ECONNABORTED;
+		why->err = dr ? dr->err : -ECONNABORTED;
+		why->reason = dr ? dr->reason : ENCD_REASON_DEPARTED;
 		if (dr)
-			encd_departure_text(text, size, h->dep.first_rank);
+			encd_departure_text(why->msg, sizeof(why->msg), h->dep.first_rank);
 		else
-			scnprintf(text, size, "a rank of this local barrier left its comm");
+			scnprintf(why->msg, sizeof(why->msg),
+				  "a rank of this local barrier left its comm");
 		return true;
 	}
 	rank = blocker(h, node, what, barrier);
 	if (rank == ENCD_WIRE_NO_RANK)
 		return false;
-	*err = departed(h, rank)->err;
-	encd_departure_text(text, size, rank);
+	dr = departed(h, rank);
+	why->err = dr->err;
+	why->reason = dr->reason;
+	encd_departure_text(why->msg, sizeof(why->msg), rank);
 	return true;
 }
 
@@ -203,7 +206,7 @@ bool encd_departure_host_left(struct encd_host *h, u32 index)
  * whether this was its first news, or a negative errno.
  */
 static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_wire_departed_comm *comms,
-		u32 n_comms, int err, bool settles)
+		u32 n_comms, int err, u32 reason, bool settles)
 {
 	struct encd_departed *dr = departed(h, rank), *world;
 	struct encd_rank *r;
@@ -216,6 +219,7 @@ static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_w
 		if (!dr)
 			return -ENOMEM;
 		dr->err = err;
+		dr->reason = reason;
 		dr->seq = h->dep.n;
 		dr->settled = false;
 		dr->barriers = barriers;
@@ -255,6 +259,7 @@ static void tell(struct encd_host *h, u32 rank, u32 barriers,
 {
 	struct encd_wire_death d = {
 		.err = cpu_to_be32(ECONNABORTED),
+		.reason = cpu_to_be32(ENCD_REASON_DEPARTED),
 		.rank = cpu_to_be32(rank),
 		.host = cpu_to_be32(h->index),
 		.barriers = cpu_to_be32(barriers),
@@ -269,7 +274,7 @@ static void tell(struct encd_host *h, u32 rank, u32 barriers,
 	len = tlen + encd_wire_departure_len(n_comms, n_news);
 	b = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!b) {
-		encd_host_fail_world(h, -ENOMEM, rank, true, "%s", text);
+		encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, rank, true, "%s", text);
 		return;
 	}
 	d.text_len = cpu_to_be16(tlen);
@@ -374,9 +379,10 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 	lockdep_assert_held(&h->lock);
 	encd_departure_text(text, sizeof(text), rank);
 	ret = l->err ?: note(h, rank, barriers, l->comms, l->n, -ECONNABORTED,
-			     encd_news_settles(ENCD_NEWS_LOCAL, false));
+			     ENCD_REASON_DEPARTED, encd_news_settles(ENCD_NEWS_LOCAL, false));
 	if (ret < 0)
-		encd_host_fail_world(h, -ECONNABORTED, rank, true, "%s", text);
+		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, rank, true, "%s",
+				     text);
 	else if (ret)
 		tell(h, rank, barriers, l->comms, l->n, text);
 }
@@ -388,6 +394,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
  *	ENCD_NEWS_ROOT (from the root, or at the root from the rank's host)
  * @d: the DEATH, whose sender may speak of its rank (frames.c checked)
  * @err: its errno, negative, made one (frames.c)
+ * @reason: its reason (encd_reason_from_wire())
  * @len: its length
  * @tlen: its text's length, within @len
  * @text: its text, made printable
@@ -400,7 +407,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
  * Return: 0, or -EPROTO for a trailer that is not one.
  */
 int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, int err, u32 len, u32 tlen,
+			   const struct encd_wire_death *d, int err, u32 reason, u32 len, u32 tlen,
 			   const char *text, char *why, size_t why_len)
 {
 	const struct encd_wire_departure *dep = (const void *)(d->text + tlen);
@@ -421,13 +428,13 @@ int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
 	for (i = 0; i < n_news; i++)
 		news_here |= be32_to_cpu(news[i]) == h->index;
 	if (h->state != ENCD_HOST_FORMED || rank >= h->wk.world_size) {
-		encd_host_fail_world(h, err, rank, !!h->root, "%s", text);
+		encd_host_fail_world(h, err, reason, rank, !!h->root, "%s", text);
 		return 0;
 	}
-	ret = note(h, rank, be32_to_cpu(d->barriers), dep->comms, n_comms, err,
+	ret = note(h, rank, be32_to_cpu(d->barriers), dep->comms, n_comms, err, reason,
 		   encd_news_settles(via, news_here));
 	if (ret < 0)
-		encd_host_fail_world(h, ret, rank, !!h->root, "%s", text);
+		encd_host_fail_world(h, ret, encd_reason_of(ret), rank, !!h->root, "%s", text);
 	else if (ret && h->root)
 		encd_root_broadcast(h, ENCD_WIRE_DEATH, d, len, NULL, 0);
 	return 0;

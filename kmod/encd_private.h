@@ -160,13 +160,32 @@ struct encd_file {
 	struct encd_program *programs[ENCD_SLOTS];
 };
 
+/*
+ * Why something failed, as its callers are told: the errno, the reason
+ * (enum encd_reason, the uapi's) and the sentence. A failure kept for later
+ * callers (a rank's, a comm node's, a world's on this host) is one of these,
+ * and is handed on whole, so that the reason a caller gets is the one the
+ * failure had where it happened.
+ */
+struct encd_why {
+	int err;			/* negative */
+	u32 reason;
+	char msg[ENCD_MSG_MAX];
+};
+
+u32 encd_reason_of(int err);
+u32 encd_reason_of_link_down(int err);
+u32 encd_reason_from_wire(__be32 reason, int err);
+__printf(4, 0) void encd_why_set(struct encd_why *why, int err, u32 reason, const char *fmt,
+				 va_list args);
+
 /* One ioctl call in flight. */
 struct encd_ucmd {
 	struct encd_file *file;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
-	char msg[ENCD_MSG_MAX];
+	struct encd_why why;
 };
 
 /* The registry slot of (nec_dev, ctx_id): the index of held and programs. */
@@ -176,6 +195,8 @@ static inline unsigned int encd_slot(u32 nec_dev, u32 ctx_id)
 }
 
 __printf(3, 4) int encd_fail(struct encd_ucmd *ucmd, int err, const char *fmt, ...);
+__printf(4, 5) int encd_fail_why(struct encd_ucmd *ucmd, int err, u32 reason, const char *fmt, ...);
+int encd_fail_kept(struct encd_ucmd *ucmd, const struct encd_why *why);
 int encd_ucmd_respond(struct encd_ucmd *ucmd, size_t cmd_len);
 
 /* encd_ucmd_get_gcomm() flags */
@@ -444,8 +465,7 @@ struct encd_host {
 	struct mutex lock;
 	enum encd_host_state state;
 	bool linger;			/* its ranks departed a formed world */
-	int failure_err;
-	char failure[ENCD_MSG_MAX];
+	struct encd_why failure;	/* the world's, once it FAILED */
 	struct xarray ranks;		/* g_device_id -> struct encd_rank */
 	u32 n_ranks;
 	struct list_head unsent;	/* ranks the root has not heard of */
@@ -594,8 +614,7 @@ struct encd_node {
 	u32 groups;			/* bit mask of the groups bound to it */
 	bool global;
 	u32 state;			/* enum encd_node_state, READ_ONCE */
-	int err;
-	char msg[ENCD_MSG_MAX];		/* why it failed */
+	struct encd_why why;		/* why it failed */
 	bool msg_names_comm;		/* msg says which comm failed to init */
 	u64 hits;			/* pool lookups that found it */
 
@@ -661,8 +680,7 @@ struct encd_rank {
 
 	enum encd_rank_state state;	/* READ_ONCE */
 	bool formed;			/* it was FORMED once, failed since or not */
-	int err;
-	char msg[ENCD_MSG_MAX];
+	struct encd_why why;		/* why it FAILED */
 	struct list_head early;		/* struct encd_msg */
 	u32 n_early;
 	struct xarray attempts;		/* node tag -> bootstraps that failed */
@@ -734,8 +752,8 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
 			  u32 len);
-__printf(5, 6) void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell,
-					 const char *fmt, ...);
+__printf(6, 7) void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank,
+					 bool tell, const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
 			size_t size);
 void encd_host_send_registrations(struct encd_host *h);
@@ -768,14 +786,14 @@ void encd_departures_init(struct encd_departures *d);
 void encd_departures_destroy(struct encd_departures *d);
 void encd_departure_text(char *text, size_t size, u32 rank);
 bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum encd_wait what,
-			    u32 barrier, int *err, char *text, size_t size);
+			    u32 barrier, struct encd_why *why);
 bool encd_departure_host_left(struct encd_host *h, u32 index);
 u32 encd_departure_collect(struct encd_rank *r, struct encd_departure_list *l);
 void encd_departure_list_free(struct encd_departure_list *l);
 void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
 int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, int err, u32 len, u32 tlen,
+			   const struct encd_wire_death *d, int err, u32 reason, u32 len, u32 tlen,
 			   const char *text, char *why, size_t why_len);
 
 /* root.c */
@@ -849,7 +867,7 @@ bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
 
 /* rank.c */
-__printf(3, 4) int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...);
+__printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);
 void encd_rank_put(struct encd_rank *r);
 struct encd_rank *encd_gcomm_rank(struct encd_gcomm *g);
 struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,

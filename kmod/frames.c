@@ -87,7 +87,7 @@ int encd_host_link_up(struct encd_host *h, struct encd_link *l)
 		encd_addr_set_port(&local, 0);
 		err = encd_listener_start(h, &local);
 		if (err) {
-			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+			encd_host_fail_world(h, err, encd_reason_of(err), ENCD_WIRE_NO_RANK, false,
 					     "this host cannot listen on %pISc for its peers (%s)",
 					     &local, encd_errno_name(err));
 			return err;
@@ -133,11 +133,11 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		if (encd_departure_host_left(h, 0))
 			return;
 		if (err == -EACCES)
-			encd_host_fail_world(h, -EACCES, ENCD_WIRE_NO_RANK, false,
+			encd_host_fail_world(h, -EACCES, ENCD_REASON_AUTH, ENCD_WIRE_NO_RANK, false,
 					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none)",
 					     &h->wk.root);
 		else
-			encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, false,
+			encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, false,
 					     "lost the root host at %pISpc: %s", &h->wk.root, why);
 		return;
 	}
@@ -157,8 +157,8 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		if (encd_link_up(l) && h->state == ENCD_HOST_FORMED && encd_link_idle(l))
 			return;
 		encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
-		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s %s: %s", who,
-				     encd_link_up(l) ? "went away" : "cannot be reached", why);
+		encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, true,
+				     "%s %s: %s", who, encd_link_up(l) ? "went away" : "cannot be reached", why);
 		return;
 	}
 	/* A stranger, or a host that never said who it is, means nothing. */
@@ -173,7 +173,8 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	if (encd_departure_host_left(h, encd_link_peer(l)))
 		return;
 	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
-	encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
+	encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, true,
+			     "%s went away: %s", who, why);
 }
 
 /**
@@ -191,8 +192,8 @@ void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *w
 
 	lockdep_assert_held(&h->lock);
 	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
-	encd_host_fail_world(h, -EPROTO, ENCD_WIRE_NO_RANK, true, "%s broke the protocol: %s",
-			     who, why);
+	encd_host_fail_world(h, -EPROTO, ENCD_REASON_PROTOCOL, ENCD_WIRE_NO_RANK, true,
+			     "%s broke the protocol: %s", who, why);
 	encd_link_close(l);
 }
 
@@ -228,7 +229,7 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 
 static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj, u32 len)
 {
-	u32 rank = be32_to_cpu(rj->rank), err = be32_to_cpu(rj->err);
+	u32 rank = be32_to_cpu(rj->rank), err = be32_to_cpu(rj->err), reason;
 	u32 tlen = min_t(u32, be16_to_cpu(rj->text_len), len - sizeof(*rj));
 	char text[ENCD_TEXT_MAX + 1];
 	struct encd_rank *r;
@@ -236,14 +237,15 @@ static int host_on_reject(struct encd_host *h, const struct encd_wire_reject *rj
 	sanitize(text, sizeof(text), rj->text, tlen);
 	if (err == 0 || err > MAX_ERRNO)
 		err = EINVAL;
+	reason = encd_reason_from_wire(rj->reason, -err);
 	if (rank == ENCD_WIRE_NO_RANK) {
-		encd_host_fail_world(h, -err, ENCD_WIRE_NO_RANK, false, "the root refused this host: %s",
-				     text);
+		encd_host_fail_world(h, -err, reason, ENCD_WIRE_NO_RANK, false,
+				     "the root refused this host: %s", text);
 		return 0;
 	}
 	r = rank < h->wk.world_size ? xa_load(&h->ranks, rank) : NULL;
 	if (r)
-		encd_rank_fail(r, -err, "rank %u: the root refused it: %s", rank, text);
+		encd_rank_fail(r, -err, reason, "rank %u: the root refused it: %s", rank, text);
 	return 0;
 }
 
@@ -251,7 +253,7 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 			 const struct encd_wire_death *d, u32 len, char *why, size_t why_len)
 {
 	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
-	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank);
+	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank), reason;
 	u32 barriers = be32_to_cpu(d->barriers);
 	char text[ENCD_TEXT_MAX + 1];
 
@@ -275,11 +277,12 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	sanitize(text, sizeof(text), d->text, tlen);
 	if (err == 0 || err > MAX_ERRNO)
 		err = ECONNABORTED;
+	reason = encd_reason_from_wire(d->reason, -(int)err);
 	if (barriers != ENCD_WIRE_NO_RANK)
 		return encd_departure_receive(h, encd_link_is_data(l) ? ENCD_NEWS_DATA :
 										ENCD_NEWS_ROOT,
-					      d, -(int)err, len, tlen, text, why, why_len);
-	encd_host_fail_world(h, -(int)err, rank, h->root, "%s", text);
+					      d, -(int)err, reason, len, tlen, text, why, why_len);
+	encd_host_fail_world(h, -(int)err, reason, rank, h->root, "%s", text);
 	return 0;
 }
 

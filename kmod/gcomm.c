@@ -113,8 +113,8 @@ static int attach_same_world(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 				 "Core %u context %u has a global comm of another network namespace",
 				 a->vnc, a->ctx_id);
 	if (g->g_device_id != a->g_device_id || g->g_device_cnt != a->g_device_cnt)
-		return encd_fail(ucmd, -EINVAL,
-				 "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
+		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_WORLD_DIFFERS,
+				     "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
 				 g->g_device_cnt, g->g_device_id, a->g_device_cnt,
 				 a->g_device_id, a->vnc, a->ctx_id);
 	return gcomm_try_hold(g) ? 0 : -EAGAIN;
@@ -126,14 +126,16 @@ static int check_pod(struct encd_ucmd *ucmd, const struct encd_host_topology *ho
 	u32 limit;
 
 	if (host->pod_type > ENCD_POD_TYPE_SWITCH)
-		return encd_fail(ucmd, -EINVAL, "Invalid pod_type: %u", host->pod_type);
+		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_TOPOLOGY, "Invalid pod_type: %u",
+				     host->pod_type);
 	if (host->pod_type == ENCD_POD_TYPE_NONE)
 		return 0;
 
 	limit = host->pod_type == ENCD_POD_TYPE_P2P ? host->pod_sz : ENCD_POD_SWITCH_MAX_NODES;
 	if (host->pod_node_id >= limit)
-		return encd_fail(ucmd, -EINVAL, "Invalid pod_node_id: %u (pod_size: %u) pod_type:%d",
-				 host->pod_node_id, host->pod_sz, host->pod_type);
+		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_TOPOLOGY,
+				     "Invalid pod_node_id: %u (pod_size: %u) pod_type:%d",
+				     host->pod_node_id, host->pod_sz, host->pod_type);
 	return 0;
 }
 
@@ -155,8 +157,8 @@ static struct encd_gcomm *gcomm_create(struct encd_ucmd *ucmd, const struct encd
 
 	if (host->virtual_server_size) {
 		if (a->g_device_cnt % host->virtual_server_size) {
-			err = encd_fail(ucmd, -EINVAL,
-					"virtual server size %u is not a divisor of world size %u",
+			err = encd_fail_why(ucmd, -EINVAL, ENCD_REASON_TOPOLOGY,
+					    "virtual server size %u is not a divisor of world size %u",
 					host->virtual_server_size, a->g_device_cnt);
 			goto fail;
 		}
@@ -309,13 +311,13 @@ struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd
 	 * has been bootstrapped: a sub-world NEFF cannot bootstrap it itself.
 	 */
 	if (g->g_device_cnt < a->g_device_cnt)
-		err = encd_fail(ucmd, -EINVAL,
-				"World size of neff %u is greater than world size of global communicator %u",
+		err = encd_fail_why(ucmd, -EINVAL, ENCD_REASON_WORLD_DIFFERS,
+				    "World size of neff %u is greater than world size of global communicator %u",
 				a->g_device_cnt, g->g_device_cnt);
 	else if (g->g_device_cnt != a->g_device_cnt &&
 		 READ_ONCE(g->state) != ENCD_GCOMM_BOOTSTRAPPED)
-		err = encd_fail(ucmd, -EINVAL,
-				"World size of neff != global communicator. Recommend nrt_build_global_comm first.");
+		err = encd_fail_why(ucmd, -EINVAL, ENCD_REASON_WORLD_DIFFERS,
+				    "World size of neff != global communicator. Recommend nrt_build_global_comm first.");
 	else if (!gcomm_try_hold(g)) {
 		encd_gcomm_put(g);
 		return encd_gcomm_build(ucmd, a, created);

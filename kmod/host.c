@@ -142,25 +142,27 @@ void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, 
 		encd_link_send(h->uplink, ENCD_WIRE_DEATH, d, sizeof(*d), rest, len);
 }
 
-/* Tells the world that it failed, as @err, because of @rank (or ENCD_WIRE_NO_RANK). */
-static void host_tell_failure(struct encd_host *h, int err, u32 rank, const char *text)
+/* Tells the world that it failed, as @why says, because of @rank (or ENCD_WIRE_NO_RANK). */
+static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u32 rank)
 {
 	struct encd_wire_death d = {
-		.err = cpu_to_be32(-err),
+		.err = cpu_to_be32(-why->err),
+		.reason = cpu_to_be32(why->reason),
 		.rank = cpu_to_be32(rank),
 		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
 		.barriers = cpu_to_be32(ENCD_WIRE_NO_RANK),
 	};
-	u32 len = min_t(size_t, strlen(text), ENCD_TEXT_MAX);
+	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX);
 
 	d.text_len = cpu_to_be16(len);
-	encd_host_tell_death(h, &d, text, len);
+	encd_host_tell_death(h, &d, why->msg, len);
 }
 
 /**
  * encd_host_fail_world() - the world failed: every local rank fails
  * @h: this host; the caller holds its lock
  * @err: the negative errno every rank's operation fails with
+ * @reason: why, enum encd_reason
  * @rank: the rank whose leaving caused it, or ENCD_WIRE_NO_RANK
  * @tell: pass it on: to the root, or (at the root) to every host
  * @fmt: the sentence, naming who and why
@@ -168,7 +170,8 @@ static void host_tell_failure(struct encd_host *h, int err, u32 rank, const char
  * The first failure of a world is the one every rank reports; later ones
  * change nothing.
  */
-void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, const char *fmt, ...)
+void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank, bool tell,
+			  const char *fmt, ...)
 {
 	struct encd_rank *r;
 	unsigned long id;
@@ -178,17 +181,16 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 rank, bool tell, con
 	if (h->state == ENCD_HOST_FAILED || h->state == ENCD_HOST_DEAD)
 		return;
 	va_start(args, fmt);
-	vscnprintf(h->failure, sizeof(h->failure), fmt, args);
+	encd_why_set(&h->failure, err, reason, fmt, args);
 	va_end(args);
-	h->failure_err = err;
 	h->state = ENCD_HOST_FAILED;
 	/* Its ranks say it to their callers; the log only tells who caused it. */
-	pr_debug("world of %u ranks: %s\n", h->wk.world_size, h->failure);
+	pr_debug("world of %u ranks: %s\n", h->wk.world_size, h->failure.msg);
 
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_failed(r);
 	if (tell)
-		host_tell_failure(h, err, rank, h->failure);
+		host_tell_failure(h, &h->failure, rank);
 }
 
 /* Registration */
@@ -258,11 +260,11 @@ static int host_become_root(struct encd_host *h, struct encd_rank *r0,
 	/* A world of one has nobody to listen for. */
 	err = h->wk.world_size > 1 ? encd_listener_start(h, &h->wk.root) : 0;
 	if (err)
-		return encd_rank_fail(r0, err, "rank 0: cannot listen on %pISpc for the world's root (%s)",
+		return encd_rank_fail(r0, err, encd_reason_of(err), "rank 0: cannot listen on %pISpc for the world's root (%s)",
 				      &h->wk.root, encd_errno_name(err));
 	h->root = encd_root_alloc(h, r0);
 	if (!h->root)
-		return encd_rank_fail(r0, -ENOMEM, "rank 0: out of memory for the world's root");
+		return encd_rank_fail(r0, -ENOMEM, ENCD_REASON_NO_MEMORY, "rank 0: out of memory for the world's root");
 	/* The ranks that came before rank 0 register now, rank 0 first. */
 	encd_root_register_local(h, r0);
 	xa_for_each(&h->ranks, id, r) {
@@ -290,10 +292,10 @@ int encd_host_register(struct encd_host *h, struct encd_rank *r)
 	mutex_lock(&h->lock);
 	switch (h->state) {
 	case ENCD_HOST_FAILED:
-		err = encd_rank_fail(r, h->failure_err, "%s", h->failure);
+		err = encd_rank_fail(r, h->failure.err, h->failure.reason, "%s", h->failure.msg);
 		goto out;
 	case ENCD_HOST_FORMED:
-		err = encd_rank_fail(r, -EBUSY,
+		err = encd_rank_fail(r, -EBUSY, ENCD_REASON_BUSY,
 				     "rank %u: the world of root %pISpc has already formed on this host without it",
 				     r->id, &h->wk.root);
 		goto out;
@@ -304,7 +306,7 @@ int encd_host_register(struct encd_host *h, struct encd_rank *r)
 		break;
 	}
 	if (xa_insert(&h->ranks, r->id, r, GFP_KERNEL_ACCOUNT)) {
-		err = encd_rank_fail(r, -EINVAL,
+		err = encd_rank_fail(r, -EINVAL, ENCD_REASON_ARGUMENT,
 				     "rank %u: a second rank with global device id %u on this host",
 				     r->id, r->id);
 		goto out;
@@ -331,7 +333,8 @@ int encd_host_register(struct encd_host *h, struct encd_rank *r)
 		if (!h->uplink)
 			h->uplink = encd_link_connect(h, &h->wk.root, ENCD_LINK_CONTROL, true);
 		if (!h->uplink)
-			err = encd_rank_fail(r, -ENOMEM, "rank %u: out of memory", r->id);
+			err = encd_rank_fail(r, -ENOMEM, ENCD_REASON_NO_MEMORY, "rank %u: out of memory",
+					     r->id);
 		else if (h->uplink_up && !work_pending(&h->register_work)) {
 			encd_host_get(h);
 			encd_link_queue_work(&h->register_work);
@@ -478,19 +481,22 @@ void encd_host_shutdown_work(struct work_struct *w)
 static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent, u32 barriers,
 			   const struct encd_departure_list *formed)
 {
-	char text[ENCD_MSG_MAX];
+	struct encd_why left = { .err = -ECONNABORTED, .reason = ENCD_REASON_DEPARTED };
+	char *text = left.msg;
 
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
-	encd_departure_text(text, sizeof(text), r->id);
+	encd_departure_text(text, sizeof(left.msg), r->id);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
 		encd_departure_local(h, r->id, barriers, formed);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
-		encd_host_fail_world(h, -ECONNABORTED, r->id, true, "%s", text);
+		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, r->id, true, "%s",
+				     text);
 	else if (unsent)
-		encd_host_fail_world(h, -ECONNABORTED, ENCD_WIRE_NO_RANK, true, "%s", text);
+		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, ENCD_WIRE_NO_RANK,
+				     true, "%s", text);
 	else if (h->state == ENCD_HOST_GATHERING)
-		host_tell_failure(h, -ECONNABORTED, r->id, text);
+		host_tell_failure(h, &left, r->id);
 }
 
 /**

@@ -50,7 +50,8 @@ struct parser {
 };
 
 #define bad(ps, fmt, ...) \
-	encd_fail((ps)->ucmd, -EINVAL, "Invalid program: " fmt, ##__VA_ARGS__)
+	encd_fail_why((ps)->ucmd, -EINVAL, ENCD_REASON_BAD_PROGRAM, "Invalid program: " fmt, \
+		      ##__VA_ARGS__)
 
 static void program_free(struct encd_program *prog)
 {
@@ -546,8 +547,8 @@ struct encd_program *encd_program_find(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_
 		return ERR_PTR(err);
 	prog = file->programs[slot];
 	if (!prog)
-		return ERR_PTR(encd_fail(ucmd, -ENOENT, "No program is loaded on core %u context %u",
-					 vnc, ctx_id));
+		return ERR_PTR(encd_fail_why(ucmd, -ENOENT, ENCD_REASON_NO_PROGRAM,
+					     "No program is loaded on core %u context %u", vnc, ctx_id));
 	g = encd_ucmd_get_gcomm(ucmd, vnc, ctx_id, ENCD_UCMD_HELD | ENCD_UCMD_LOCKED);
 	if (IS_ERR(g))
 		return ERR_CAST(g);
@@ -612,12 +613,13 @@ int encd_program_ioctl_load(struct encd_ucmd *ucmd)
 	if (err)
 		return err;
 	if (cmd->prog_len > ENCD_PROG_MAX_SIZE)
-		return encd_fail(ucmd, -EINVAL, "Invalid program: %u bytes, at most %u",
-				 cmd->prog_len, ENCD_PROG_MAX_SIZE);
+		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_BAD_PROGRAM,
+				     "Invalid program: %u bytes, at most %u", cmd->prog_len,
+				     ENCD_PROG_MAX_SIZE);
 	if (cmd->prog_len < sizeof(struct encd_prog_header))
-		return encd_fail(ucmd, -EINVAL,
-				 "Invalid program: %u bytes is shorter than the %zu-byte header",
-				 cmd->prog_len, sizeof(struct encd_prog_header));
+		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_BAD_PROGRAM,
+				     "Invalid program: %u bytes is shorter than the %zu-byte header",
+				     cmd->prog_len, sizeof(struct encd_prog_header));
 
 	/* Copied before the file lock is taken: see the top of this file. */
 	blob = kvmalloc(cmd->prog_len, GFP_KERNEL_ACCOUNT);
@@ -717,9 +719,9 @@ int encd_program_ioctl_get_signatures(struct encd_ucmd *ucmd)
 	if (err)
 		goto unlock;
 	if (!prog->is_signed) {
-		err = encd_fail(ucmd, -EINVAL,
-				"The program on core %u context %u has no CC signature yet",
-				cmd->vnc, cmd->ctx_id);
+		err = encd_fail_why(ucmd, -EINVAL, ENCD_REASON_NO_PROGRAM,
+				    "The program on core %u context %u has no CC signature yet",
+				    cmd->vnc, cmd->ctx_id);
 		goto unlock;
 	}
 	/* Copied out after the lock is dropped: see the top of this file. */

@@ -14,13 +14,14 @@
  * encd_rank_fail() - a rank's world failed for it
  * @r: the rank; the caller holds its host's lock, if it has one
  * @err: the negative errno its operations fail with
+ * @reason: why, enum encd_reason
  * @fmt: the sentence
  *
  * The first failure is the one kept.
  *
- * Return: @err.
+ * Return: the errno of the failure kept.
  */
-int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
+int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...)
 {
 	va_list args;
 
@@ -28,14 +29,13 @@ int encd_rank_fail(struct encd_rank *r, int err, const char *fmt, ...)
 		lockdep_assert_held(&r->host->lock);
 	if (r->state != ENCD_RANK_FAILED) {
 		va_start(args, fmt);
-		vscnprintf(r->msg, sizeof(r->msg), fmt, args);
+		encd_why_set(&r->why, err, reason, fmt, args);
 		va_end(args);
-		r->err = err;
 		WRITE_ONCE(r->state, ENCD_RANK_FAILED);
 		list_del_init(&r->unsent);
 		wake_up_all(&r->wq);
 	}
-	return r->err;
+	return r->why.err;
 }
 
 static void rank_release(struct kref *ref)

@@ -136,15 +136,16 @@ static const char *settings_words(u32 s)
 	}
 }
 
-static void reject(struct encd_host *h, struct encd_link *l, int err, u32 rank,
-		   const char *fmt, ...) __printf(5, 6);
+static void reject(struct encd_host *h, struct encd_link *l, int err, u32 reason, u32 rank,
+		   const char *fmt, ...) __printf(6, 7);
 
-/* Tells a host that the root refuses one of its ranks, or all of them. */
-static void reject(struct encd_host *h, struct encd_link *l, int err, u32 rank,
+/* Tells a host that the root refuses one of its ranks, or all of them, and why. */
+static void reject(struct encd_host *h, struct encd_link *l, int err, u32 reason, u32 rank,
 		   const char *fmt, ...)
 {
 	struct encd_wire_reject rj = {
 		.err = cpu_to_be32(-err),
+		.reason = cpu_to_be32(reason),
 		.rank = cpu_to_be32(rank),
 	};
 	char text[ENCD_TEXT_MAX + 1];
@@ -188,7 +189,7 @@ static void root_complete(struct encd_host *h)
 		if (rs->joined[i].n_ranks)
 			order[n_others++] = &rs->joined[i];
 		else if (rs->joined[i].link)
-			reject(h, rs->joined[i].link, -EINVAL, ENCD_WIRE_NO_RANK,
+			reject(h, rs->joined[i].link, -EINVAL, ENCD_REASON_BUSY, ENCD_WIRE_NO_RANK,
 			       "the world of %u ranks formed without this host's ranks",
 			       h->wk.world_size);
 	}
@@ -221,11 +222,11 @@ static void root_complete(struct encd_host *h)
 	err = encd_host_take_table(h, t, len, NULL, why, sizeof(why));
 	kvfree(t);
 	if (err)
-		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true,
+		encd_host_fail_world(h, err, encd_reason_of(err), ENCD_WIRE_NO_RANK, true,
 				     "the root cannot make the world's table: %s", why);
 	return;
 nomem:
-	encd_host_fail_world(h, -ENOMEM, ENCD_WIRE_NO_RANK, true,
+	encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, ENCD_WIRE_NO_RANK, true,
 			     "the root is out of memory for the world's table");
 }
 
@@ -238,31 +239,35 @@ static void root_register(struct encd_host *h, struct encd_joined *j, u32 id, u3
 {
 	struct encd_root_state *rs = h->root;
 	struct encd_rank *r = j ? NULL : xa_load(&h->ranks, id);
-	int err = -EINVAL;
+	u32 reason = ENCD_REASON_NONE;
 	char text[ENCD_TEXT_MAX + 1];
 
-	if (j && j->world_size != h->wk.world_size)
+	if (j && j->world_size != h->wk.world_size) {
+		reason = ENCD_REASON_WORLD_DIFFERS;
 		scnprintf(text, sizeof(text), "rank %u asked for a world of %u ranks, the root's has %u",
 			  id, j->world_size, h->wk.world_size);
-	else if (rs->complete)
+	} else if (rs->complete) {
+		reason = ENCD_REASON_BUSY;
 		scnprintf(text, sizeof(text), "rank %u arrived after the world of %u ranks formed",
 			  id, h->wk.world_size);
-	else if (id >= h->wk.world_size)
+	} else if (id >= h->wk.world_size) {
+		reason = ENCD_REASON_ARGUMENT;
 		scnprintf(text, sizeof(text), "rank %u is not below the world size %u", id,
 			  h->wk.world_size);
-	else if (rs->owner[id])
+	} else if (rs->owner[id]) {
+		reason = ENCD_REASON_ARGUMENT;
 		scnprintf(text, sizeof(text), "a second rank with global device id %u", id);
-	else
-		err = 0;
-	if (err) {
+	}
+	if (reason) {
 		if (j)
-			reject(h, j->link, err, id, "%s", text);
+			reject(h, j->link, -EINVAL, reason, id, "%s", text);
 		else if (r)
-			encd_rank_fail(r, err, "rank %u: the root refused it: %s", id, text);
+			encd_rank_fail(r, -EINVAL, reason, "rank %u: the root refused it: %s", id,
+				       text);
 		return;
 	}
 	if (settings != rs->settings) {
-		encd_host_fail_world(h, -EINVAL, id, true,
+		encd_host_fail_world(h, -EINVAL, ENCD_REASON_WORLD_DIFFERS, id, true,
 				     "rank %u %s, rank 0 (the root) %s: every rank of a world must agree on check_sigs and the signing flags",
 				     id, settings_words(settings), settings_words(rs->settings));
 		return;
@@ -315,7 +320,8 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 	}
 	/* The world failed before it came: it hears why, as the others did. */
 	if (h->state == ENCD_HOST_FAILED) {
-		reject(h, l, h->failure_err, ENCD_WIRE_NO_RANK, "%s", h->failure);
+		reject(h, l, h->failure.err, h->failure.reason, ENCD_WIRE_NO_RANK, "%s",
+		       h->failure.msg);
 		return 0;
 	}
 	/* A host that went without ranks leaves its place to another. */
@@ -323,7 +329,7 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 		if (!j->link && !j->n_ranks)
 			break;
 	if (rs->complete || (j == rs->joined + rs->n_joined && rs->n_joined >= h->wk.world_size)) {
-		reject(h, l, -EINVAL, ENCD_WIRE_NO_RANK,
+		reject(h, l, -EINVAL, ENCD_REASON_BUSY, ENCD_WIRE_NO_RANK,
 		       "the world of %u ranks has no room for another host", h->wk.world_size);
 		return 0;
 	}
@@ -394,7 +400,8 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	/* Its ranks all left the formed world, and said so on this link first. */
 	if (j->n_ranks && !encd_departure_host_left(h, j->index)) {
 		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
-		encd_host_fail_world(h, err, ENCD_WIRE_NO_RANK, true, "%s went away: %s", who, why);
+		encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK,
+				     true, "%s went away: %s", who, why);
 	}
 	j->link = NULL;
 }

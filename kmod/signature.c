@@ -226,7 +226,8 @@ int encd_program_sign(struct encd_ucmd *ucmd, struct encd_program *prog, u32 fla
 	err = sign(inner, outer, prog, flags);
 	kfree(inner);
 	if (err)
-		return encd_fail(ucmd, err, "MD5 failed calculating a CC signature");
+		return encd_fail_why(ucmd, err, ENCD_REASON_INTERNAL,
+				     "MD5 failed calculating a CC signature");
 	prog->is_signed = true;
 	prog->sig_flags = flags;
 	return 0;

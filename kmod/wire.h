@@ -29,7 +29,7 @@
 #include <linux/encd.h>
 
 #define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
-#define ENCD_WIRE_VERSION	3
+#define ENCD_WIRE_VERSION	4
 
 struct encd_wire_hdr {
 	__be32 magic;
@@ -124,8 +124,15 @@ struct encd_wire_register {
 /* A sentence about a rank (or, with rank ENCD_WIRE_NO_RANK, a host). */
 #define ENCD_WIRE_NO_RANK	0xffffffffU
 
+/*
+ * A failure's reason (enum encd_reason) travels beside its errno, so that a
+ * rank failed by another host's news is told the reason it had there. A
+ * reason this host does not know (0, or past its last) counts as the one
+ * the errno stands for.
+ */
 struct encd_wire_reject {
 	__be32 err;			/* the positive errno the rank fails with */
+	__be32 reason;			/* and why: enum encd_reason */
 	__be32 rank;
 	__be16 text_len;		/* <= ENCD_TEXT_MAX, not NUL-terminated */
 	char text[];
@@ -140,6 +147,7 @@ struct encd_wire_reject {
  */
 struct encd_wire_death {
 	__be32 err;			/* the positive errno survivors fail with */
+	__be32 reason;			/* and why: enum encd_reason */
 	__be32 rank;			/* the rank that left, or ENCD_WIRE_NO_RANK */
 	__be32 host;			/* its host index, or ENCD_WIRE_NO_RANK */
 	__be32 barriers;		/* a departure's, or ENCD_WIRE_NO_RANK */

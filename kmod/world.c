@@ -118,11 +118,11 @@ static struct encd_rank *owned_rank(struct encd_ucmd *ucmd, struct encd_gcomm *g
 static int rank_broken(struct encd_ucmd *ucmd, struct encd_rank *r)
 {
 	if (r->released)
-		return encd_fail(ucmd, -ECONNABORTED,
-				 "rank %u: its global comm was released while the operation ran",
+		return encd_fail_why(ucmd, -ECONNABORTED, ENCD_REASON_RELEASED,
+				     "rank %u: its global comm was released while the operation ran",
 				 r->id);
 	if (r->state == ENCD_RANK_FAILED)
-		return encd_fail(ucmd, r->err, "%s", r->msg);
+		return encd_fail_kept(ucmd, &r->why);
 	return 0;
 }
 
@@ -246,8 +246,8 @@ int encd_world_ioctl_setup(struct encd_ucmd *ucmd)
 	if (h)
 		mutex_unlock(&h->lock);
 	if (!err && WARN_ON(cmd->rank != g->g_device_id || cmd->rank_n != g->g_device_cnt))
-		err = encd_fail(ucmd, -EPROTO,
-				"the global comm's rank %u of %u differs from its identity %u of %u",
+		err = encd_fail_why(ucmd, -EPROTO, ENCD_REASON_INTERNAL,
+				    "the global comm's rank %u of %u differs from its identity %u of %u",
 				cmd->rank, cmd->rank_n, g->g_device_id, g->g_device_cnt);
 out_r:
 	encd_rank_put(r);
@@ -290,8 +290,8 @@ static int copy_groups(struct encd_ucmd *ucmd, struct encd_rank *r, u32 vnc, u32
 		if (err)
 			goto out;
 	} else if (prog->sig_flags != flags) {
-		err = encd_fail(ucmd, -EINVAL,
-				"The program on core %u context %u was signed with flags 0x%x, its world validates signatures made with 0x%x",
+		err = encd_fail_why(ucmd, -EINVAL, ENCD_REASON_WORLD_DIFFERS,
+				    "The program on core %u context %u was signed with flags 0x%x, its world validates signatures made with 0x%x",
 				vnc, ctx_id, prog->sig_flags, flags);
 		goto out;
 	}
@@ -351,15 +351,18 @@ static int init_group(struct encd_ucmd *ucmd, struct encd_rank *r, struct encd_g
 	mutex_lock(&h->lock);
 	if (node->state == ENCD_NODE_FAILED && node->msg_names_comm) {
 		/* The ring's own sentences already name the comm, as libnrt's do. */
-		err = encd_fail(ucmd, node->err, "%s", node->msg);
+		err = encd_fail_kept(ucmd, &node->why);
 	} else if (node->state == ENCD_NODE_FAILED) {
-		err = encd_fail(ucmd, node->err, "failed to init NCCL comm stream_id:%u group_id:%u: %s",
-				q->stream_id, q->group_id, node->msg);
+		err = encd_fail_why(ucmd, node->why.err, node->why.reason,
+				    "failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				    q->stream_id, q->group_id, node->why.msg);
 	} else if ((node->state != ENCD_NODE_READY || r->released) && rank_broken(ucmd, r)) {
 		/* A comm that became ready is reported ready, as SETUP does. */
-		err = encd_fail(ucmd, r->released ? -ECONNABORTED : r->err,
-				"failed to init NCCL comm stream_id:%u group_id:%u: %s",
-				q->stream_id, q->group_id, r->released ? "the comm was released" : r->msg);
+		err = encd_fail_why(ucmd, r->released ? -ECONNABORTED : r->why.err,
+				    r->released ? ENCD_REASON_RELEASED : r->why.reason,
+				    "failed to init NCCL comm stream_id:%u group_id:%u: %s",
+				    q->stream_id, q->group_id,
+				    r->released ? "the comm was released" : r->why.msg);
 	} else if (err) {
 		encd_engine_awaited(node, awaited, sizeof(awaited));
 		encd_fail(ucmd, err, "failed to init NCCL comm stream_id:%u group_id:%u: %s: %s",
@@ -510,16 +513,15 @@ static int barrier_broken(struct encd_ucmd *ucmd, struct encd_rank *r, struct en
 			  bool group, bool next)
 {
 	struct encd_host *h = r->host;
-	char text[ENCD_MSG_MAX];
-	int err;
+	struct encd_why why;
 
 	lockdep_assert_held(&h->lock);
 	if (h->state == ENCD_HOST_FAILED)
-		return rank_broken(ucmd, r) ?: encd_fail(ucmd, h->failure_err, "%s", h->failure);
+		return rank_broken(ucmd, r) ?: encd_fail_kept(ucmd, &h->failure);
 	/* The barrier about to start (@next) is the one after those started. */
 	if (encd_departure_blocker(h, node, group ? ENCD_WAIT_BARRIER : ENCD_WAIT_LOCAL_BARRIER,
-				   node->bar.epoch + next, &err, text, sizeof(text)))
-		return rank_broken(ucmd, r) ?: encd_fail(ucmd, err, "%s", text);
+				   node->bar.epoch + next, &why))
+		return rank_broken(ucmd, r) ?: encd_fail_kept(ucmd, &why);
 	return rank_broken(ucmd, r);
 }
 

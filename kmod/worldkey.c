@@ -73,6 +73,7 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
 	memzero_explicit(secret, sizeof(secret));
 	if (err)
-		return encd_fail(ucmd, err, "Cannot derive the world key (%d)", err);
+		return encd_fail_why(ucmd, err, ENCD_REASON_INTERNAL, "Cannot derive the world key (%d)",
+				     err);
 	return 0;
 }

@@ -39,9 +39,9 @@ NRT_STATUS enc_setup_global_comm_opts(uint32_t vnc, uint32_t ctx_id,
 		req.secret_len = strlen(secret);
 	if (req.secret_len) {
 		if (req.secret_len > ENCD_WORLD_SECRET_MAX)
-			return enc_set_error(NRT_INVALID,
-					     "enc_setup_global_comm: the world secret is %u bytes long, the limit is %u",
-					     req.secret_len, ENCD_WORLD_SECRET_MAX);
+			return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+						 "enc_setup_global_comm: the world secret is %u bytes long, the limit is %u",
+						 req.secret_len, ENCD_WORLD_SECRET_MAX);
 		req.secret_uptr = (uintptr_t)secret;
 	}
 	st = enc_ioctl(ENCD_IOC_SETUP_GLOBAL_COMM, &req, sizeof(req), "enc_setup_global_comm");
@@ -122,7 +122,8 @@ NRT_STATUS enc_comm_info(uint32_t vnc, uint32_t ctx_id, uint32_t group_id,
 			 struct encd_node_info *info)
 {
 	if (!info)
-		return enc_set_error(NRT_INVALID, "%s: info is NULL", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: info is NULL",
+					 __func__);
 	memset(info, 0, sizeof(*info));
 	info->vnc = vnc;
 	info->ctx_id = ctx_id;

@@ -93,7 +93,8 @@ NRT_STATUS enc_program_add_replica_group(struct enc_program *prog,
 
 	if (!prog || !rg || (rg->participants_n && !rg->participants) ||
 	    (rg->bootstrap_participants_n && !rg->bootstrap_participants))
-		return enc_set_error(NRT_INVALID, "%s: NULL program, group or list", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: NULL program, group or list", __func__);
 	if (!grow((void **)&prog->groups, prog->n_groups, &prog->cap_groups, sizeof(*g)))
 		return enc_no_mem(__func__);
 	g = &prog->groups[prog->n_groups];
@@ -127,7 +128,8 @@ NRT_STATUS enc_program_add_src_target_pairs(struct enc_program *prog, uint32_t i
 	struct enc_stp *s;
 
 	if (!prog || (participants_n && !participants))
-		return enc_set_error(NRT_INVALID, "%s: NULL program or list", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: NULL program or list", __func__);
 	if (!grow((void **)&prog->stps, prog->n_stps, &prog->cap_stps, sizeof(*s)))
 		return enc_no_mem(__func__);
 	s = &prog->stps[prog->n_stps];
@@ -145,11 +147,12 @@ NRT_STATUS enc_program_add_pair(struct enc_program *prog, uint32_t stp_id,
 	struct enc_stp *s;
 
 	if (!prog || (n && !ids))
-		return enc_set_error(NRT_INVALID, "%s: NULL program or list", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: NULL program or list", __func__);
 	s = find_stp(prog, stp_id);
 	if (!s)
-		return enc_set_error(NRT_INVALID, "%s: no src-target-pair set with id %u",
-				     __func__, stp_id);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: no src-target-pair set with id %u", __func__, stp_id);
 	if (!grow((void **)&s->pairs, s->n_pairs, &s->cap_pairs, sizeof(*s->pairs)))
 		return enc_no_mem(__func__);
 	if (!ids_copy(&s->pairs[s->n_pairs], ids, n))
@@ -161,7 +164,8 @@ NRT_STATUS enc_program_add_pair(struct enc_program *prog, uint32_t stp_id,
 NRT_STATUS enc_program_add_op(struct enc_program *prog, const struct enc_op_desc *op)
 {
 	if (!prog || !op)
-		return enc_set_error(NRT_INVALID, "%s: NULL program or op", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: NULL program or op", __func__);
 	if (!grow((void **)&prog->ops, prog->n_ops, &prog->cap_ops, sizeof(*op)))
 		return enc_no_mem(__func__);
 	prog->ops[prog->n_ops++] = *op;

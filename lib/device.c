@@ -69,6 +69,8 @@ int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size, char msg[EN
 	head->size = size;
 	head->msg_uptr = (uintptr_t)msg;
 	head->msg_len = ENC_ERR_MAX;
+	/* a failure before the kernel reads the head leaves it as it is */
+	head->reason = ENCD_REASON_NONE;
 	err = ioctl(fd, cmd, arg) ? errno : 0;
 	/* msg belongs to the caller's frame: leave no pointer to it in @arg */
 	head->msg_uptr = 0;
@@ -76,21 +78,22 @@ int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size, char msg[EN
 	return err;
 }
 
-NRT_STATUS enc_ioctl_fail(int err, const char *msg, const char *what)
+NRT_STATUS enc_ioctl_fail(int err, uint32_t reason, const char *msg, const char *what)
 {
 	const char *name = strerrorname_np(err);
 
-	return enc_set_error(enc_status_from_errno(err), "%s: %s (%s)", what,
-			     msg[0] ? msg : strerror(err), name ? name : "unknown errno");
+	return enc_set_error_why(enc_status_from_errno(err), reason, "%s: %s (%s)", what,
+				 msg[0] ? msg : strerror(err), name ? name : "unknown errno");
 }
 
 NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, size_t size, const char *what)
 {
+	struct encd_head *head = arg;
 	char msg[ENC_ERR_MAX];
 	int err;
 
 	err = enc_ioctl_raw(fd, cmd, arg, size, msg);
-	return err ? enc_ioctl_fail(err, msg, what) : NRT_SUCCESS;
+	return err ? enc_ioctl_fail(err, head->reason, msg, what) : NRT_SUCCESS;
 }
 
 NRT_STATUS enc_ioctl(unsigned long cmd, void *arg, size_t size, const char *what)

@@ -9,6 +9,7 @@
 #define _ENC_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <enc/enc.h>
 
 #define ENC_HIDDEN	__attribute__((visibility("hidden")))
@@ -26,12 +27,16 @@ ENC_HIDDEN int enc_fd_get(NRT_STATUS *st);
 /*
  * Issues @cmd with @arg, a struct of @size bytes that starts with struct
  * encd_head (whose flags the caller has set). On failure the last error
- * becomes "<what>: <the kernel's sentence or strerror> (<errno name>)" and
- * the errno is mapped to an NRT_STATUS.
+ * becomes "<what>: <the kernel's sentence or strerror> (<errno name>)", the
+ * last reason the kernel's (head.reason), and the errno is mapped to an
+ * NRT_STATUS.
  */
 ENC_HIDDEN NRT_STATUS enc_ioctl(unsigned long cmd, void *arg, size_t size, const char *what);
 
-/* NRT_FAIL_HOST_MEM_ALLOC, with "<what>: out of memory" as the last error. */
+/*
+ * NRT_FAIL_HOST_MEM_ALLOC, with "<what>: out of memory" as the last error
+ * and ENCD_REASON_NO_MEMORY as its reason.
+ */
 ENC_HIDDEN NRT_STATUS enc_no_mem(const char *what);
 
 ENC_HIDDEN NRT_STATUS enc_status_from_errno(int err);
@@ -50,12 +55,16 @@ ENC_HIDDEN NRT_STATUS enc_ioctl_locked(int fd, unsigned long cmd, void *arg, siz
  * The two halves of enc_ioctl_locked(), for a caller that decides from the
  * kernel's answer whether a failure is one: enc_ioctl_raw() issues the
  * command and returns 0 or the errno, with the kernel's sentence in @msg
- * ("" if it gave none), and sets no last error; enc_ioctl_fail() turns an
- * errno and that sentence into the last error and the NRT_STATUS.
+ * ("" if it gave none) and its reason in the head's reason (zeroed before
+ * the call, so ENCD_REASON_NONE if it gave none), and sets no last error;
+ * enc_ioctl_fail() turns an errno, that reason and that sentence into the
+ * last error and the NRT_STATUS. Decide by the errno and the reason, never
+ * by the sentence: its words may change.
  */
 ENC_HIDDEN int enc_ioctl_raw(int fd, unsigned long cmd, void *arg, size_t size,
 			     char msg[ENC_ERR_MAX]);
-ENC_HIDDEN NRT_STATUS enc_ioctl_fail(int err, const char *msg, const char *what);
+ENC_HIDDEN NRT_STATUS enc_ioctl_fail(int err, uint32_t reason, const char *msg,
+				     const char *what);
 
 /* Unmaps every semaphore buffer; the caller holds the device lock exclusively. */
 ENC_HIDDEN void enc_sem_unmap_all(void);

@@ -52,7 +52,8 @@ NRT_STATUS enc_program_encode(const struct enc_program *prog, void **bufp, size_
 	char *buf;
 
 	if (!prog || !bufp || !lenp)
-		return enc_set_error(NRT_INVALID, "%s: NULL argument", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: NULL argument",
+					 __func__);
 	for (i = 0; i < prog->n_groups; i++)
 		n_ids += (uint64_t)prog->groups[i].participants.n + prog->groups[i].bootstrap.n;
 	for (i = 0; i < prog->n_stps; i++) {
@@ -65,8 +66,9 @@ NRT_STATUS enc_program_encode(const struct enc_program *prog, void **bufp, size_
 	      (uint64_t)prog->n_stps * sizeof(*sout) + n_pairs * sizeof(struct encd_prog_vec) +
 	      (uint64_t)prog->n_ops * sizeof(*oout) + n_ids * sizeof(__le32);
 	if (len > UINT32_MAX)
-		return enc_set_error(NRT_INVALID, "%s: the program needs %llu bytes, more than %u",
-				     __func__, (unsigned long long)len, UINT32_MAX);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM,
+					 "%s: the program needs %llu bytes, more than %u", __func__,
+					 (unsigned long long)len, UINT32_MAX);
 
 	buf = calloc(1, len);
 	if (!buf)

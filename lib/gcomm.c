@@ -23,12 +23,13 @@ static NRT_STATUS gcomm_req(unsigned long cmd, const char *what, uint32_t vnc,
 	size_t len;
 
 	if (!root_comm_id)
-		return enc_set_error(NRT_INVALID, "%s: root_comm_id is NULL", what);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: root_comm_id is NULL", what);
 	len = strlen(root_comm_id);
 	if (len >= sizeof(req.root_comm_id))
-		return enc_set_error(NRT_INVALID,
-				     "%s: root_comm_id is %zu bytes long, the limit is %zu",
-				     what, len, sizeof(req.root_comm_id) - 1);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "%s: root_comm_id is %zu bytes long, the limit is %zu",
+					 what, len, sizeof(req.root_comm_id) - 1);
 	memcpy(req.root_comm_id, root_comm_id, len);
 
 	return enc_ioctl(cmd, &req, sizeof(req), what);
@@ -64,7 +65,8 @@ NRT_STATUS enc_get_global_comm_header(uint32_t vnc, uint32_t ctx_id,
 				      struct encd_glb_comm_header *hdr)
 {
 	if (!hdr)
-		return enc_set_error(NRT_INVALID, "%s: hdr is NULL", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: hdr is NULL",
+					 __func__);
 	return get_header(vnc, ctx_id, hdr, __func__);
 }
 
@@ -75,8 +77,8 @@ NRT_STATUS enc_get_glb_device_id_and_cnt(uint32_t vnc, uint32_t ctx_id,
 	NRT_STATUS st;
 
 	if (!g_device_id || !g_device_cnt)
-		return enc_set_error(NRT_INVALID, "%s: %s is NULL", __func__,
-				     g_device_id ? "g_device_cnt" : "g_device_id");
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: %s is NULL",
+					 __func__, g_device_id ? "g_device_cnt" : "g_device_id");
 	st = get_header(vnc, ctx_id, &hdr, __func__);
 	if (st != NRT_SUCCESS)
 		return st;

@@ -5,7 +5,6 @@
  * program against the world, signs it and words every failure.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,19 +38,13 @@ NRT_STATUS enc_program_load(uint32_t vnc, uint32_t ctx_id, const struct enc_prog
 }
 
 /*
- * Whether PROGRAM_SIGN failed only because no program is loaded on (@vnc,
- * @ctx_id). ENOENT alone does not say it (it also means that the program's
- * global comm is no longer held), so the kernel's sentence decides; it is
- * kmod/program.c's enc_program_find(), which the selftests pin word for word.
+ * Whether PROGRAM_SIGN failed only because no program is loaded on the
+ * core and context. ENOENT alone does not say it (it also means that the
+ * program's global comm is no longer held): the kernel's reason does.
  */
-static bool no_program_loaded(int err, const char *msg, uint32_t vnc, uint32_t ctx_id)
+static bool no_program_loaded(int err, uint32_t reason)
 {
-	char want[ENC_ERR_MAX];
-
-	if (err != ENOENT)
-		return false;
-	snprintf(want, sizeof(want), "No program is loaded on core %u context %u", vnc, ctx_id);
-	return !strcmp(msg, want);
+	return err == ENOENT && reason == ENCD_REASON_NO_PROGRAM;
 }
 
 NRT_STATUS enc_calculate_signature(uint32_t vnc, uint32_t ctx_id, uint32_t flags,
@@ -72,13 +65,13 @@ NRT_STATUS enc_calculate_signature(uint32_t vnc, uint32_t ctx_id, uint32_t flags
 	err = enc_ioctl_raw(fd, ENCD_IOC_PROGRAM_SIGN, &cmd, sizeof(cmd), msg);
 	enc_dev_unlock();
 	/* libnrt: "if (!enc_ctx || !ccop_owner) return NRT_SUCCESS;" */
-	if (no_program_loaded(err, msg, vnc, ctx_id)) {
+	if (no_program_loaded(err, cmd.head.reason)) {
 		if (global)
 			memset(global, 0, ENC_SIG_LEN);
 		return NRT_SUCCESS;
 	}
 	if (err)
-		return enc_ioctl_fail(err, msg, __func__);
+		return enc_ioctl_fail(err, cmd.head.reason, msg, __func__);
 	if (global)
 		memcpy(global, cmd.signature, ENC_SIG_LEN);
 	return NRT_SUCCESS;
@@ -121,7 +114,8 @@ NRT_STATUS enc_program_get_signatures(uint32_t vnc, uint32_t ctx_id,
 	NRT_STATUS st;
 
 	if (!sigsp)
-		return enc_set_error(NRT_INVALID, "%s: NULL result", __func__);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: NULL result",
+					 __func__);
 	/* The counts first; again if the program was replaced in between. */
 	for (;;) {
 		memset(&cmd, 0, sizeof(cmd));

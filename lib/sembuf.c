@@ -52,8 +52,8 @@ static NRT_STATUS sem_map(int fd, const struct encd_glb_comm_header *hdr, uint32
 
 		maps = realloc(enc_sem_maps, cap * sizeof(*maps));
 		if (!maps)
-			return enc_set_error(NRT_FAIL_HOST_MEM_ALLOC,
-					     "enc_map_sem_values: out of memory");
+			return enc_set_error_why(NRT_FAIL_HOST_MEM_ALLOC, ENCD_REASON_NO_MEMORY,
+						 "enc_map_sem_values: out of memory");
 		enc_sem_maps = maps;
 		enc_sem_cap = cap;
 	}
@@ -83,8 +83,8 @@ NRT_STATUS enc_map_sem_values(uint32_t vnc, uint32_t ctx_id, const uint32_t **bu
 	int fd;
 
 	if (!buf || !size)
-		return enc_set_error(NRT_INVALID, "%s: %s is NULL", __func__,
-				     buf ? "size" : "buf");
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: %s is NULL",
+					 __func__, buf ? "size" : "buf");
 
 	/* the fd must stay open from the lookup to the mmap */
 	fd = enc_dev_lock(&st);

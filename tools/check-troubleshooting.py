@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Checks that Documentation/troubleshooting.rst explains every sentence the
-module (kmod/) and libenc (lib/) can hand back to a caller.
+module (kmod/) and libenc (lib/) can hand back to a caller, and every reason
+(enum encd_reason) a failure can carry.
 
   check-troubleshooting.py [--page RST] [--top DIR] [--list]
 
@@ -13,8 +14,11 @@ make them are listed below:
   returned to a caller: encd_fail(), encd_xport_fail() (enc_ or encd_
   prefix), the root's reject(), enc_set_error(), and the makers of the
   failures a rank keeps for its next call: encd_rank_fail(),
-  encd_host_fail_world() and the bootstrap's node_fail() and ring_fail()
-  (a va_list back end, __printf(F, 0), is no maker: its callers are); plus every
+  encd_host_fail_world() and the bootstrap's node_fail() and ring_fail();
+  each of them also as its _why variant, which takes the failure's reason
+  before its format (encd_fail_why(), enc_set_error_why(), ...): the
+  format's place comes from the declaration (a va_list back end,
+  __printf(F, 0), is no maker: its callers are); plus every
   function-like macro whose body hands its format to one of those, with the
   literal it prepends (bad() in kmod/program.c adds "Invalid program: ");
   plus the netlink extack setters (NL_SET_ERR_MSG and relatives,
@@ -45,8 +49,26 @@ every term must still be a sentence or fragment of the code. A format with
 fewer than four letters ("%s", "%s: %s: %s%s") only passes on a sentence
 made elsewhere and need not be on the page.
 
+The reasons: every value of enum encd_reason (uapi/linux/encd.h; a name
+that starts with "__", the count, is none) has an entry in the page's
+"Reasons" section, in the enum's order, written as a definition-list term
+of its uapi name and libenc's name:
+
+  ``ENCD_REASON_NO_CORE`` / ``no-core``
+     What it means, its errnos, what to do; and the sections that list
+     its sentences, as references: `Every ioctl`_.
+
+and the section has no entry for a name that is not in the enum (nor does
+the page name one anywhere). libenc's name is the one of enc_reason_name()'s
+table (lib/, the array enc_reason_names[], initialized as [ENCD_REASON_X] =
+"x"), which must name every value once, by the rule the header documents
+(the uapi name without ENCD_REASON_, lowercase, '-' for '_'). An entry
+names at least one section, and every `Section`_ reference of the page
+names a section of it. The Reasons section's terms are not sentences.
+
 Prints each missing sentence with file:line, each stale term with its page
-line, and exits 1 if there was any; 0 otherwise.
+line, each reason that is not where it should be, and exits 1 if there was
+any problem; 0 otherwise.
 """
 
 import argparse
@@ -58,10 +80,17 @@ import sys
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 PAGE = 'Documentation/troubleshooting.rst'
 SOURCES = ['kmod/*.c', 'kmod/*.h', 'lib/**/*.c', 'lib/**/*.h']
+UAPI = 'uapi/linux/encd.h'
+# The enum of reasons, its section on the page, libenc's table of their names.
+REASON_ENUM = 'encd_reason'
+REASON_SECTION = 'Reasons'
+REASON_TABLE = 'enc_reason_names'
+LIB_SOURCES = ['lib/**/*.c']
 
-# Printf-like functions whose text reaches a caller as a sentence.
+# Printf-like functions whose text reaches a caller as a sentence; the _why
+# variants take the failure's reason (enum encd_reason) as well.
 SENTENCE_MAKERS = re.compile(r'^(encd?_fail|encd?_xport_fail|reject|enc_set_error|encd_rank_fail|'
-                             r'encd_host_fail_world|node_fail|ring_fail)$')
+                             r'encd_host_fail_world|node_fail|ring_fail)(_why)?$')
 # Printf-like functions whose text reaches a caller inside a sentence.
 FRAGMENT_MAKERS = re.compile(r'^(take_list|link_failed)$')
 # Printf-like functions whose text is not words: a JSON path, say.
@@ -410,23 +439,221 @@ def scan(sources, smacros, makers):
     return sentences, fragments
 
 
+# ---- the reasons: the uapi's enum and libenc's names of it ----
+
+def c_enum(toks, name):
+    """The enumerators of enum @name, in order, or None if it is not there."""
+    for i in range(len(toks) - 2):
+        if (toks[i].text == 'enum' and toks[i + 1].text == name and
+                toks[i + 2].text == '{'):
+            body, _ = split_args(toks, i + 2)
+            return [(arg[0].text, arg[0].line) for arg in body
+                    if arg and arg[0].kind == 'id']
+    return None
+
+
+def reason_enum(top):
+    """[(name, line)] of enum encd_reason, without its count (__...)."""
+    path = os.path.join(top, UAPI)
+    values = c_enum(Source(path, UAPI).toks, REASON_ENUM)
+    if values is None:
+        problem('%s: no enum %s' % (UAPI, REASON_ENUM))
+        return []
+    return [(v, line) for v, line in values if not v.startswith('__')]
+
+
+def reason_table(sources):
+    """(file, [(enumerator, name, 'file:line')]) of libenc's array of reason
+    names, or (None, []) if there is none."""
+    for s in sources:
+        t = s.toks
+        for i in range(len(t) - 1):
+            if t[i].text != REASON_TABLE or t[i + 1].text != '[' or t[i].pp:
+                continue
+            _, j = split_args(t, i + 1)
+            if j + 1 >= len(t) or t[j].text != '=' or t[j + 1].text != '{':
+                continue
+            body, _ = split_args(t, j + 1)
+            out = []
+            for arg in body:
+                where = '%s:%d' % (s.rel, arg[0].line if arg else t[j].line)
+                if (len(arg) == 5 and arg[0].text == '[' and arg[1].kind == 'id' and
+                        arg[2].text == ']' and arg[3].text == '=' and arg[4].kind == 'str'):
+                    out.append((arg[1].text, c_string(arg[4].text), where))
+                elif arg:
+                    problem('%s: an entry of %s[] that is not [ENCD_REASON_X] = "name": '
+                            'write it so, so that this check can read it' % (where, REASON_TABLE))
+            return s.rel, out
+    return None, []
+
+
+def reason_name_rule(value):
+    """The documented name of an enumerator: ENCD_REASON_NO_CORE -> no-core."""
+    return re.sub(r'^ENCD_REASON_', '', value).lower().replace('_', '-')
+
+
 # ---- the page ----
 
 TERM = re.compile(r'^``(.+)``\s*$')
 LITERAL = re.compile(r'``(.+?)``', re.S)
+REASON_TERM = re.compile(r'^``(ENCD_REASON_\w+)``\s*/\s*``([^`]+)``\s*$')
+REASON_NAME = re.compile(r'\bENCD_REASON_\w+')
+UNDERLINE = re.compile(r'^([=\-~^"\'`#*+:.])\1+\s*$')
+REFERENCE = re.compile(r'`([^`<>]+)`_(?!_)')
 
 
-def read_page(path):
-    """(terms: normalised -> (line, text), literals: set of normalised)."""
-    with open(path, encoding='utf-8') as f:
-        lines = f.read().split('\n')
-    terms = {}
-    for n, line in enumerate(lines):
-        m = TERM.match(line)
-        if m and n + 1 < len(lines) and lines[n + 1][:1] in (' ', '\t'):
-            terms.setdefault(normalise(m.group(1)), (n + 1, m.group(1)))
-    literals = {normalise(m.group(1)) for m in LITERAL.finditer('\n'.join(lines))}
-    return terms, literals | set(terms)
+def refname(text):
+    """A reStructuredText reference name: case and white space do not count."""
+    return ' '.join(text.split()).lower()
+
+
+class Page:
+    """The page as this check reads it: terms (normalised -> (line, text)),
+    literals (normalised), the sections (reference name -> line), the line of
+    the Reasons section (None: there is none) and its entries [(value, name,
+    line, body)], every `Section`_ reference [(line, text)] and every
+    ENCD_REASON_ name [(line, name)]."""
+
+    def __init__(self, path, rel):
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().split('\n')
+        self.sections = {}
+        levels = []
+        titles = []     # (line index, level)
+        for n in range(len(lines) - 1):
+            m = UNDERLINE.match(lines[n + 1])
+            title = lines[n].strip()
+            if (m and title and not UNDERLINE.match(lines[n]) and
+                    lines[n][:1] not in (' ', '\t') and len(lines[n + 1].rstrip()) >= len(title)):
+                over = n > 0 and lines[n - 1].rstrip() == lines[n + 1].rstrip()
+                style = (m.group(1), over)
+                if style not in levels:
+                    levels.append(style)
+                titles.append((n, levels.index(style)))
+                self.sections.setdefault(refname(title), n + 1)
+        self.targets = {refname(m.group(1)) for m in
+                        (re.match(r'^\.\. _([^:]+):', line) for line in lines) if m}
+
+        # the Reasons section: its title's line to the next title of its level or above
+        self.reasons_at = None
+        first = last = len(lines)
+        for k, (n, level) in enumerate(titles):
+            if lines[n].strip() == REASON_SECTION:
+                self.reasons_at = n + 1
+                first = n + 2
+                last = next((m for m, lv in titles[k + 1:] if lv <= level), len(lines))
+                break
+
+        self.terms = {}
+        self.reasons = []
+        for n, line in enumerate(lines):
+            m = TERM.match(line)
+            if not (m and n + 1 < len(lines) and lines[n + 1][:1] in (' ', '\t')):
+                continue
+            if first <= n < last:
+                r = REASON_TERM.match(line)
+                if not r:
+                    problem('%s:%d: a term of %s that is not ``ENCD_REASON_X`` / ``name``: '
+                            '``%s``' % (rel, n + 1, REASON_SECTION, m.group(1)))
+                    continue
+                body = []
+                for b in lines[n + 1:]:
+                    if b and b[:1] not in (' ', '\t'):
+                        break
+                    body.append(b)
+                self.reasons.append((r.group(1), r.group(2), n + 1, '\n'.join(body)))
+                continue
+            self.terms.setdefault(normalise(m.group(1)), (n + 1, m.group(1)))
+        text = '\n'.join(lines)
+        self.literals = {normalise(m.group(1)) for m in LITERAL.finditer(text)} | set(self.terms)
+        self.references = []
+        for n, line in enumerate(lines):
+            for m in REFERENCE.finditer(line):
+                self.references.append((n + 1, m.group(1)))
+        self.reason_mentions = [(n + 1, m.group(0)) for n, line in enumerate(lines)
+                                for m in REASON_NAME.finditer(line)]
+
+
+def check_reasons(top, page, rel_page, lib_sources):
+    """The enum, libenc's table and the page's Reasons agree; returns how
+    many reasons there are."""
+    values = reason_enum(top)
+    known = [v for v, _ in values]
+    where_enum = {v: '%s:%d' % (UAPI, line) for v, line in values}
+
+    table_file, table = reason_table(lib_sources)
+    if table_file is None:
+        problem('no %s[] in %s: enc_reason_name() must name every enum %s from a table '
+                'this check can read' % (REASON_TABLE, ', '.join(LIB_SOURCES), REASON_ENUM))
+    names = {}
+    for value, name, where in table:
+        if value not in known:
+            problem('%s: %s[] names %s, which is not in enum %s (%s)'
+                    % (where, REASON_TABLE, value, REASON_ENUM, UAPI))
+        elif value in names:
+            problem('%s: %s[] names %s twice' % (where, REASON_TABLE, value))
+        elif name != reason_name_rule(value):
+            problem('%s: %s[] names %s "%s"; by the rule of enc_reason_name() (its header) '
+                    'it is "%s"' % (where, REASON_TABLE, value, name, reason_name_rule(value)))
+        names.setdefault(value, name)
+    by_name = {}
+    for value, name, where in table:
+        if name in by_name and by_name[name] != value:
+            problem('%s: %s[] gives %s and %s the same name "%s"'
+                    % (where, REASON_TABLE, by_name[name], value, name))
+        by_name.setdefault(name, value)
+    if table_file is not None:
+        for value in known:
+            if value not in names:
+                problem('%s: %s has no name in %s[] (%s): add [%s] = "%s"'
+                        % (where_enum[value], value, REASON_TABLE, table_file, value,
+                           reason_name_rule(value)))
+
+    if page.reasons_at is None:
+        problem('%s: no section "%s" (one entry per enum %s value)'
+                % (rel_page, REASON_SECTION, REASON_ENUM))
+        return len(known)
+    seen = {}
+    for value, name, line, body in page.reasons:
+        if value not in known:
+            problem('%s:%d: %s names %s, which is not in enum %s (%s)'
+                    % (rel_page, line, REASON_SECTION, value, REASON_ENUM, UAPI))
+            continue
+        if value in seen:
+            problem('%s:%d: %s has a second entry for %s (the first is line %d)'
+                    % (rel_page, line, REASON_SECTION, value, seen[value]))
+            continue
+        seen[value] = line
+        want = names.get(value, reason_name_rule(value))
+        if name != want:
+            problem('%s:%d: %s calls %s ``%s``, libenc\'s enc_reason_name() "%s"'
+                    % (rel_page, line, REASON_SECTION, value, name, want))
+        if not REFERENCE.search(body):
+            problem('%s:%d: the entry for %s names no section that lists its sentences '
+                    '(`Section title`_)' % (rel_page, line, value))
+    for value in known:
+        if value not in seen:
+            problem('%s: %s has no entry in %s (%s:%d): add ``%s`` / ``%s``, what it '
+                    'means, its errnos, what to do and the sections of its sentences'
+                    % (where_enum[value], value, rel_page, rel_page, page.reasons_at, value,
+                       names.get(value, reason_name_rule(value))))
+    order = [v for v, _, line, _ in page.reasons if seen.get(v) == line]
+    if [v for v in known if v in seen] != order:
+        problem('%s:%d: the entries of %s are not in the order of enum %s'
+                % (rel_page, page.reasons_at, REASON_SECTION, REASON_ENUM))
+    entry_lines = {line for _, _, line, _ in page.reasons}
+    for line, value in page.reason_mentions:
+        if value not in known and line not in entry_lines:
+            problem('%s:%d: %s is not in enum %s (%s)' % (rel_page, line, value, REASON_ENUM,
+                                                          UAPI))
+    return len(known)
+
+
+def check_references(page, rel_page):
+    for line, text in page.references:
+        name = refname(text)
+        if name not in page.sections and name not in page.targets:
+            problem('%s:%d: `%s`_ names no section of the page' % (rel_page, line, text))
 
 
 def main():
@@ -434,7 +661,8 @@ def main():
     ap.add_argument('--top', default=TOP, help='the tree to check (default: this one)')
     ap.add_argument('--page', help='the page (default: TOP/%s)' % PAGE)
     ap.add_argument('--list', action='store_true',
-                    help='print every sentence and fragment found in the code')
+                    help='print every sentence and fragment found in the code, and every '
+                    'reason found on the page')
     opts = ap.parse_args()
     page = opts.page or os.path.join(opts.top, PAGE)
 
@@ -454,10 +682,19 @@ def main():
 
     if not sentences:
         problem('no sentence found in %s: is --top right?' % ', '.join(SOURCES))
-    terms, literals = read_page(page)
     rel_page = os.path.relpath(page, opts.top)
     if rel_page.startswith('..'):
         rel_page = page
+    doc = Page(page, rel_page)
+    terms, literals = doc.terms, doc.literals
+    lib_paths = {os.path.relpath(path, opts.top) for pattern in LIB_SOURCES
+                 for path in glob.glob(os.path.join(opts.top, pattern), recursive=True)}
+    lib_sources = [s for s in sources if s.rel in lib_paths]
+    n_r = check_reasons(opts.top, doc, rel_page, lib_sources)
+    check_references(doc, rel_page)
+    if opts.list:
+        for value, name, line, _ in doc.reasons:
+            print('reason %s:%d: %s %s' % (rel_page, line, value, name))
     used = set()
 
     def missing(found, known, what):
@@ -481,11 +718,11 @@ def main():
     n_s = len({normalise(t) for t, _ in sentences if words(normalise(t))})
     n_f = len({normalise(t) for t, _ in fragments if words(normalise(t))})
     if problems:
-        print('check-troubleshooting: %d problem(s); %d sentences and %d fragments in the code'
-              % (len(problems), n_s, n_f))
+        print('check-troubleshooting: %d problem(s); %d sentences, %d fragments and %d reasons '
+              'in the code' % (len(problems), n_s, n_f, n_r))
         return 1
-    print('check-troubleshooting: %s explains all %d sentences and %d fragments of kmod/ and lib/'
-          % (rel_page, n_s, n_f))
+    print('check-troubleshooting: %s explains all %d sentences and %d fragments of kmod/ and '
+          'lib/, and all %d reasons' % (rel_page, n_s, n_f, n_r))
     return 0
 
 

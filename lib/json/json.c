@@ -34,7 +34,8 @@ struct ids {
 
 static NRT_STATUS no_mem(void)
 {
-	return enc_set_error(NRT_FAIL_HOST_MEM_ALLOC, "%s: out of memory", JSON_WHAT);
+	return enc_set_error_why(NRT_FAIL_HOST_MEM_ALLOC, ENCD_REASON_NO_MEMORY, "%s: out of memory",
+				 JSON_WHAT);
 }
 
 /* A JSON path for messages, like "replica_groups[2].rank". */
@@ -55,7 +56,8 @@ static void jpath_fmt(struct jpath *p, const char *fmt, ...)
 
 static NRT_STATUS jerr(const struct jpath *p, const char *fmt, const char *detail)
 {
-	return enc_set_error(NRT_INVALID, "%s: %s: %s%s", JSON_WHAT, p->buf, fmt, detail);
+	return enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM, "%s: %s: %s%s", JSON_WHAT,
+				 p->buf, fmt, detail);
 }
 
 static void jpath_set(struct jpath *p, const char *list, size_t idx, const char *key)
@@ -458,19 +460,21 @@ static NRT_STATUS from_json(const char *json, size_t len, struct enc_program **p
 	json_tokener_free(tok);
 	if (!top || jerror != json_tokener_success) {
 		json_object_put(top);
-		return enc_set_error(NRT_INVALID, "%s: not JSON near byte %zu: %s", JSON_WHAT, end,
-				     jerror == json_tokener_continue ? "unexpected end" :
-				     json_tokener_error_desc(jerror));
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM,
+					 "%s: not JSON near byte %zu: %s", JSON_WHAT, end,
+					 jerror == json_tokener_continue ? "unexpected end" :
+					 json_tokener_error_desc(jerror));
 	}
 	for (; end < len; end++)
 		if (!strchr(" \t\r\n", json[end])) {
 			json_object_put(top);
-			return enc_set_error(NRT_INVALID, "%s: text after the JSON at byte %zu",
-					     JSON_WHAT, end);
+			return enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM,
+						 "%s: text after the JSON at byte %zu", JSON_WHAT, end);
 		}
 	if (!json_object_is_type(top, json_type_object)) {
 		json_object_put(top);
-		return enc_set_error(NRT_INVALID, "%s: the top level is not an object", JSON_WHAT);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM,
+					 "%s: the top level is not an object", JSON_WHAT);
 	}
 
 	prog = enc_program_new();
@@ -497,7 +501,8 @@ static NRT_STATUS from_json(const char *json, size_t len, struct enc_program **p
 NRT_STATUS enc_program_from_json_string(const char *json, struct enc_program **progp)
 {
 	if (!json || !progp)
-		return enc_set_error(NRT_INVALID, "%s: NULL argument", JSON_WHAT);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: NULL argument",
+					 JSON_WHAT);
 	return from_json(json, strlen(json), progp);
 }
 
@@ -509,7 +514,8 @@ NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **pro
 	FILE *f;
 
 	if (!path || !progp)
-		return enc_set_error(NRT_INVALID, "%s: NULL argument", JSON_WHAT);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT, "%s: NULL argument",
+					 JSON_WHAT);
 	f = fopen(path, "re");
 	if (!f)
 		return enc_set_error(NRT_INVALID, "%s: cannot open %s: %s", JSON_WHAT, path,
@@ -518,8 +524,9 @@ NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **pro
 		if (len == cap) {
 			cap = cap ? cap * 2 : 65536;
 			if (cap > JSON_FILE_MAX) {
-				st = enc_set_error(NRT_INVALID, "%s: %s is larger than %u bytes",
-						   JSON_WHAT, path, JSON_FILE_MAX);
+				st = enc_set_error_why(NRT_INVALID, ENCD_REASON_BAD_PROGRAM,
+						       "%s: %s is larger than %u bytes", JSON_WHAT,
+						       path, JSON_FILE_MAX);
 				goto out;
 			}
 			nbuf = realloc(buf, cap);
@@ -541,7 +548,7 @@ NRT_STATUS enc_program_from_json_file(const char *path, struct enc_program **pro
 		char why[JSON_ERR_MAX];
 
 		snprintf(why, sizeof(why), "%s", enc_last_error());
-		enc_set_error(st, "%s (in %s)", why, path);
+		enc_set_error_why(st, enc_last_reason(), "%s (in %s)", why, path);
 	}
 out:
 	free(buf);

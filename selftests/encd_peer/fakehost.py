@@ -515,8 +515,9 @@ class FakeHost:
             if typ == TABLE:
                 self._take_table(payload, p)
             elif typ == REJECT:
-                err, rank = struct.unpack_from(">II", payload)
-                self.event("reject", err=err, rank=rank, text=text_of(payload, 8))
+                err, reason, rank = struct.unpack_from(">III", payload)
+                self.event("reject", err=err, reason=reason, rank=rank,
+                           text=text_of(payload, 12))
             elif typ == DEATH:
                 self._on_death(payload)
             else:
@@ -565,8 +566,8 @@ class FakeHost:
             raise ProtocolError("%s on a data link" % NAMES.get(typ, typ))
 
     def _on_death(self, payload, p=None):
-        err, rank, host, barriers = struct.unpack_from(">IIII", payload)
-        text = text_of(payload, 16)
+        err, reason, rank, host, barriers = struct.unpack_from(">IIIII", payload)
+        text = text_of(payload, 20)
         self.event("death", err=err, rank=None if rank == NO_RANK else rank,
                    host=None if host == NO_RANK else host, text=text,
                    barriers=None if barriers == NO_RANK else barriers)

@@ -12,7 +12,7 @@ import socket
 import struct
 import sys
 
-MAGIC, VERSION = 0x454E4332, 3
+MAGIC, VERSION = 0x454E4332, 4
 HDR = struct.Struct(">IBBHI")
 TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
@@ -72,14 +72,15 @@ def route(src, dst, tag, attempt):
     return ROUTE.pack(src, dst, tag, attempt)
 
 
-def death_payload(err, rank, host, text, barriers=None, formed=(), news=()):
+def death_payload(err, rank, host, text, barriers=None, formed=(), news=(), reason=0):
     """DEATH: a failure, or with barriers (the world barriers the rank
     completed) a rank's departure from its formed world, whose trailer
     lists the replica groups' comms it had formed (tags, or (tag, barriers
-    completed) pairs) and the hosts its host tells on a data link too."""
+    completed) pairs) and the hosts its host tells on a data link too.
+    A reason of 0 leaves it to the errno."""
     t = text.encode()[:TEXT_MAX]
-    body = struct.pack(">IIIIH", err, rank, host, NO_RANK if barriers is None else barriers,
-                       len(t)) + t
+    body = struct.pack(">IIIIIH", err, reason, rank, host,
+                       NO_RANK if barriers is None else barriers, len(t)) + t
     if barriers is None:
         return body
     comms = [c if isinstance(c, tuple) else (c, 0) for c in formed]
@@ -88,9 +89,9 @@ def death_payload(err, rank, host, text, barriers=None, formed=(), news=()):
     return body + b"".join(struct.pack(">I", h) for h in news)
 
 
-def reject_payload(err, rank, text):
+def reject_payload(err, rank, text, reason=0):
     t = text.encode()[:TEXT_MAX]
-    return struct.pack(">IIH", err, rank, len(t)) + t
+    return struct.pack(">IIIH", err, reason, rank, len(t)) + t
 
 
 def text_of(payload, off):
@@ -111,8 +112,8 @@ SIZES = {
     "encd_wire_join": struct.calcsize(">I16s20sI"),
     "encd_wire_rank": struct.calcsize(">III"),
     "encd_wire_register": struct.calcsize(">I"),
-    "encd_wire_reject": struct.calcsize(">IIH"),
-    "encd_wire_death": struct.calcsize(">IIIIH"),
+    "encd_wire_reject": struct.calcsize(">IIIH"),
+    "encd_wire_death": struct.calcsize(">IIIIIH"),
     "encd_wire_departed_comm": struct.calcsize(">II"),
     "encd_wire_departure": struct.calcsize(">II"),
     "encd_wire_table_host": HOST_ID_LEN + 20,
@@ -123,8 +124,10 @@ SIZES = {
     "encd_uid": UID_LEN,
 }
 OFFSETS = {
-    ("encd_wire_reject", "text_len"): 8,
-    ("encd_wire_death", "text_len"): 16,
+    ("encd_wire_reject", "reason"): 4,
+    ("encd_wire_reject", "text_len"): 12,
+    ("encd_wire_death", "reason"): 4,
+    ("encd_wire_death", "text_len"): 20,
     ("encd_uid", "root"): 8,
     ("encd_uid", "rank_n"): 28,
     ("encd_uid", "world_token"): 44,

@@ -57,16 +57,18 @@ int do_program(int argc, char **argv);
  */
 __attribute__((format(printf, 2, 3))) int encctl_err(int ret, const char *fmt, ...);
 /*
- * The same, with a machine-readable reason beside the sentence, for callers
- * to branch on while people read the sentence (libenc's NRT_STATUS name):
- * {"error": "...", "status": "NRT_TIMEOUT"} with -j, "encctl: ...
- * (NRT_TIMEOUT)" without. With ENCCTL_ERR_KEEP_DOC, the keys of the JSON
- * object the command has built follow those two instead of being dropped:
+ * The same for a failure of libenc, with what callers branch on beside the
+ * sentence people read: @status, libenc's NRT_STATUS name, and @reason, the
+ * enc_reason_name() of its enc_last_reason() (NULL: none). With -j
+ * {"error": "...", "status": "NRT_TIMEOUT", "reason": "timeout"}; without,
+ * "encctl: ... (NRT_TIMEOUT)". With ENCCTL_ERR_KEEP_DOC, the keys of the
+ * JSON object the command has built follow those instead of being dropped:
  * the record of what it did before it failed (world join's phases, counters
  * and mismatch).
  */
 #define ENCCTL_ERR_KEEP_DOC	1
-__attribute__((format(printf, 4, 5))) int encctl_err_status(int ret, const char *status,
+__attribute__((format(printf, 5, 6))) int encctl_err_status(int ret, const char *status,
+							    const char *reason,
 							    unsigned int flags,
 							    const char *fmt, ...);
 /* Something the user should know that does not fail the command: stderr, always. */

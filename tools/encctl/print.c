@@ -97,10 +97,10 @@ void print_doc_end(void)
 	drop_doc();
 }
 
-/* encctl_err() and encctl_err_status(): @status and @flags as the latter's. */
-static __attribute__((format(printf, 4, 0))) int err_doc(int ret, const char *status,
-							 unsigned int flags, const char *fmt,
-							 va_list ap)
+/* encctl_err() and encctl_err_status(): @status, @reason and @flags as the latter's. */
+static __attribute__((format(printf, 5, 0))) int err_doc(int ret, const char *status,
+							 const char *reason, unsigned int flags,
+							 const char *fmt, va_list ap)
 {
 	struct json_object *doc;
 	char msg[2048];
@@ -117,6 +117,8 @@ static __attribute__((format(printf, 4, 0))) int err_doc(int ret, const char *st
 	json_object_object_add(doc, "error", json_object_new_string(msg));
 	if (status)
 		json_object_object_add(doc, "status", json_object_new_string(status));
+	if (reason)
+		json_object_object_add(doc, "reason", json_object_new_string(reason));
 	/*
 	 * The output failed: what was built of it is not the answer, unless
 	 * the command says it is the record of what it did before it failed.
@@ -136,17 +138,18 @@ int encctl_err(int ret, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	ret = err_doc(ret, NULL, 0, fmt, ap);
+	ret = err_doc(ret, NULL, NULL, 0, fmt, ap);
 	va_end(ap);
 	return ret;
 }
 
-int encctl_err_status(int ret, const char *status, unsigned int flags, const char *fmt, ...)
+int encctl_err_status(int ret, const char *status, const char *reason, unsigned int flags,
+		      const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	ret = err_doc(ret, status, flags, fmt, ap);
+	ret = err_doc(ret, status, reason, flags, fmt, ap);
 	va_end(ap);
 	return ret;
 }

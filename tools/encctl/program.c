@@ -117,7 +117,8 @@ static int parse_sign(int argc, char **argv, struct sign_opts *o)
 
 /*
  * Makes this process a holder of the comm on (vnc, ctx), building it if asked;
- * *@no_comm when there is none to attach to and nothing to build it from.
+ * *@no_comm when there is none to attach to (the kernel's reason says so)
+ * and nothing to build it from.
  */
 static NRT_STATUS attach(const struct sign_opts *o, bool *no_comm)
 {
@@ -129,7 +130,7 @@ static NRT_STATUS attach(const struct sign_opts *o, bool *no_comm)
 					    false);
 	st = enc_get_glb_device_id_and_cnt(o->vnc, o->ctx, &g_device_id, &world_size);
 	if (st != NRT_SUCCESS) {
-		*no_comm = true;
+		*no_comm = enc_last_reason() == ENCD_REASON_NO_COMM;
 		return st;
 	}
 	/* The same world again only attaches. */
@@ -202,10 +203,12 @@ static int program_sign(int argc, char **argv)
 	if (st == NRT_SUCCESS)
 		print_sigs(sigs);
 	else if (no_comm)
-		encctl_err(0, "%s (%s); to build a global comm on core %u context %u, give --g-device-id and --world-size",
-			   enc_last_error(), enc_status_name(st), o.vnc, o.ctx);
+		encctl_err_status(0, enc_status_name(st), enc_reason_name(enc_last_reason()), 0,
+				  "%s; to build a global comm on core %u context %u, give --g-device-id and --world-size",
+				  enc_last_error(), o.vnc, o.ctx);
 	else
-		encctl_err(0, "%s (%s)", enc_last_error(), enc_status_name(st));
+		encctl_err_status(0, enc_status_name(st), enc_reason_name(enc_last_reason()), 0,
+				  "%s", enc_last_error());
 
 	enc_program_signatures_free(sigs);
 	enc_program_free(prog);

@@ -12,14 +12,15 @@
  *                     [--vnc-base B] [join options]
  *
  * With -j, a join that formed prints one JSON object: "ok" (true), "error"
- * (null), "status" (NRT_SUCCESS), then its record: "rank", "rank_n",
- * "phases" (microseconds), "groups" and, when this rank recorded one,
- * "mismatch". One that failed prints encctl's error document instead
+ * (null), "status" (NRT_SUCCESS), "reason" (null), then its record: "rank",
+ * "rank_n", "phases" (microseconds), "groups" and, when this rank recorded
+ * one, "mismatch". One that failed prints encctl's error document instead
  * (encctl_err_status()): its sentence as "error", libenc's NRT_STATUS as
- * "status", then the same record as far as it got. launch runs `world join`
- * for ranks 0..N-1 (or FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a "%u" in
- * --program becomes the rank), passes their output through, and succeeds
- * when all of them do; otherwise it fails, after them, through encctl_err().
+ * "status", its enc_reason_name() as "reason", then the same record as far
+ * as it got. launch runs `world join` for ranks 0..N-1 (or
+ * FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a "%u" in --program becomes the
+ * rank), passes their output through, and succeeds when all of them do;
+ * otherwise it fails, after them, through encctl_err().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -206,6 +207,7 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 
 struct join_result {
 	NRT_STATUS st;
+	uint32_t reason;		/* enc_last_reason() of the step that failed */
 	char error[512];
 	struct enc_world_info info;
 	uint32_t n_new, n_hits;
@@ -230,8 +232,10 @@ static NRT_STATUS step(struct join_result *r, NRT_STATUS st, uint64_t t0, uint64
 {
 	*t = now_us() - t0;
 	r->st = st;
-	if (st != NRT_SUCCESS)
+	if (st != NRT_SUCCESS) {
 		snprintf(r->error, sizeof(r->error), "%s", enc_last_error());
+		r->reason = enc_last_reason();
+	}
 	return st;
 }
 
@@ -253,9 +257,9 @@ static NRT_STATUS read_secret(const char *path, char *buf, size_t size, uint32_t
 	if (n && buf[n - 1] == '\n')
 		n--;
 	if (!n || n > ENCD_WORLD_SECRET_MAX)
-		return enc_set_error(NRT_INVALID,
-				     "world join: the secret file %s holds %zu bytes; a world secret is 1 to %u",
-				     path, n, ENCD_WORLD_SECRET_MAX);
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "world join: the secret file %s holds %zu bytes; a world secret is 1 to %u",
+					 path, n, ENCD_WORLD_SECRET_MAX);
 	*len = n;
 	return NRT_SUCCESS;
 }
@@ -460,12 +464,14 @@ static int world_join(int argc, char **argv)
 	print_open_object(NULL);
 	if (r.st != NRT_SUCCESS) {
 		print_record(&o, &r);
-		encctl_err_status(0, enc_status_name(r.st), ENCCTL_ERR_KEEP_DOC,
-				  "world join: rank %u: %s", o.g_device_id, r.error);
+		encctl_err_status(0, enc_status_name(r.st), enc_reason_name(r.reason),
+				  ENCCTL_ERR_KEEP_DOC, "world join: rank %u: %s", o.g_device_id,
+				  r.error);
 	} else if (encctl_opts.json) {
 		print_bool(PRINT_JSON, "ok", NULL, true);
 		print_null("error");
 		print_string(PRINT_JSON, "status", NULL, enc_status_name(r.st));
+		print_null("reason");
 		print_record(&o, &r);
 		print_doc_end();
 	} else {

@@ -35,7 +35,10 @@
  *
  * On failure the kernel also writes a NUL-terminated sentence saying what
  * failed into the buffer at @msg_uptr (at most @msg_len bytes, truncated),
- * when @msg_len is not zero. The same sentence goes to the kernel log.
+ * when @msg_len is not zero, and why it failed into @reason (enum
+ * encd_reason, below). The sentence is for people and may change between
+ * versions; the reason is for programs to branch on, and is stable. The
+ * same sentence goes to the kernel log.
  *
  * Errors common to the global-comm commands:
  *   ENODEV     "Failed to find core %u": no such virtual NeuronCore.
@@ -88,19 +91,90 @@
 /* state fields of global comms are enum encd_gcomm_state (linux/encd_netlink.h). */
 
 /**
+ * enum encd_reason - why a command failed, beside its sentence and errno
+ *
+ * The values are stable: new ones are added at the end, none is reused. A
+ * failure that comes from another host (the root refusing a rank, a rank
+ * that departed, a world failing elsewhere) carries the reason it had
+ * there. An errno says which class of failure it was; the reason says which
+ * of the causes that share an errno it was.
+ *
+ * @ENCD_REASON_NONE: the command did not fail, or failed before the kernel
+ *	read its head (EFAULT on the struct itself, an unknown command)
+ * @ENCD_REASON_ARGUMENT: an argument is wrong: out of range, a reserved
+ *	field that is not 0, unknown flags, a struct of the wrong size
+ * @ENCD_REASON_NO_CORE: no such virtual NeuronCore (ENODEV)
+ * @ENCD_REASON_NO_COMM: no global comm (or replica group's comm) on that
+ *	core and context, or this fd does not hold it (ENOENT)
+ * @ENCD_REASON_WORLD_DIFFERS: the core and context already serve a
+ *	different world, or another call set it up with other settings; or
+ *	(from the root) this rank's world is not the root's
+ * @ENCD_REASON_BUSY: the core and context are busy with a call that
+ *	conflicts with this one (EBUSY)
+ * @ENCD_REASON_TOPOLOGY: the host's topology is one libnrt rejects (pod
+ *	type, pod node id, virtual server size)
+ * @ENCD_REASON_NO_PROGRAM: no program is loaded, or it is not sealed
+ * @ENCD_REASON_BAD_PROGRAM: the program does not parse, or is too large
+ * @ENCD_REASON_SIGNATURE_MISMATCH: the ranks' op signatures differ (EBADE)
+ * @ENCD_REASON_TIMEOUT: the deadline passed before everyone arrived
+ *	(ETIMEDOUT); the sentence names who was awaited
+ * @ENCD_REASON_INTERRUPTED: a signal ended the wait (EINTR)
+ * @ENCD_REASON_DEPARTED: a rank left the world before completing what
+ *	this call waits for (ECONNABORTED); the sentence names it
+ * @ENCD_REASON_RELEASED: this rank's world was released on this host, by
+ *	its own call or by the fd that held it closing (ECONNABORTED)
+ * @ENCD_REASON_HOST_LOST: a host's connection failed or closed, or it
+ *	could not be reached; the sentence names the host and the socket error
+ * @ENCD_REASON_PROTOCOL: a peer sent what the protocol does not allow
+ *	(EPROTO, EMSGSIZE)
+ * @ENCD_REASON_AUTH: a peer does not hold the world key, or a frame failed
+ *	authentication (EACCES, EBADMSG)
+ * @ENCD_REASON_ADDRESS: an address this host must listen on is in use or
+ *	not its own (EADDRINUSE, EADDRNOTAVAIL)
+ * @ENCD_REASON_NO_MEMORY: out of memory (ENOMEM)
+ * @ENCD_REASON_INTERNAL: the kernel failed itself (a crypto transform, an
+ *	errno none of the above explains); the sentence has the errno
+ */
+enum encd_reason {
+	ENCD_REASON_NONE,
+	ENCD_REASON_ARGUMENT,
+	ENCD_REASON_NO_CORE,
+	ENCD_REASON_NO_COMM,
+	ENCD_REASON_WORLD_DIFFERS,
+	ENCD_REASON_BUSY,
+	ENCD_REASON_TOPOLOGY,
+	ENCD_REASON_NO_PROGRAM,
+	ENCD_REASON_BAD_PROGRAM,
+	ENCD_REASON_SIGNATURE_MISMATCH,
+	ENCD_REASON_TIMEOUT,
+	ENCD_REASON_INTERRUPTED,
+	ENCD_REASON_DEPARTED,
+	ENCD_REASON_RELEASED,
+	ENCD_REASON_HOST_LOST,
+	ENCD_REASON_PROTOCOL,
+	ENCD_REASON_AUTH,
+	ENCD_REASON_ADDRESS,
+	ENCD_REASON_NO_MEMORY,
+	ENCD_REASON_INTERNAL,
+	__ENCD_REASON_CNT,
+};
+
+/**
  * struct encd_head - the common head of every ioctl argument struct
  * @size: sizeof the whole argument struct as user space knows it
  * @flags: command-specific flags; unknown bits are -EOPNOTSUPP
  * @msg_uptr: user buffer for the failure sentence, or 0
  * @msg_len: size of that buffer in bytes, or 0
- * @__reserved: must be 0
+ * @reason: out, when the command fails: why (enum encd_reason). The
+ *	kernel ignores it on entry; an answer copied back has it 0; see
+ *	ENCD_REASON_NONE for the failures that leave it untouched
  */
 struct encd_head {
 	__u32 size;
 	__u32 flags;
 	__aligned_u64 msg_uptr;
 	__u32 msg_len;
-	__u32 __reserved;
+	__u32 reason;
 };
 
 /**

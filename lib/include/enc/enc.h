@@ -5,7 +5,10 @@
  *
  * Every function is thread-safe and returns an NRT_STATUS. A failure also
  * leaves a sentence saying what failed, read with enc_last_error() on the
- * failing thread (like errno, a success leaves it as it was).
+ * failing thread, and a reason saying why, read with enc_last_reason()
+ * (like errno, a success leaves both as they were). The sentence is for
+ * people and may change between versions; programs branch on the status
+ * and the reason.
  *
  * The library has three states: before enc_init() every call returns
  * NRT_UNINITIALIZED; after enc_destroy_gcomm_locks() every call returns
@@ -71,12 +74,53 @@ NRT_STATUS enc_release_global_comm(uint32_t vnc, uint32_t ctx_id);
 const char *enc_last_error(void);
 
 /*
- * Sets this thread's last error (printf-style, truncated at 511 bytes) and
- * returns @st: for code layered on libenc, such as libenc-json, to report
- * its own failures the way libenc does.
+ * The reason of this thread's last failure, an enum encd_reason
+ * (<linux/encd.h>), to branch on; ENCD_REASON_NONE if the thread has had
+ * none. It is set by every failure, with the sentence:
+ *
+ *  - the kernel refused the call: the reason the kernel gave, or
+ *    ENCD_REASON_NONE when it gave none (a failure before the kernel read
+ *    the request: EFAULT, ENOTTY, or EINTR while waiting for the core's
+ *    lock). A newer module may give a value this library has no name for.
+ *  - libenc found the failure itself: ENCD_REASON_ARGUMENT for a wrong
+ *    argument (a NULL pointer, a root_comm_id or world secret too long, an
+ *    unknown src-target-pair set), ENCD_REASON_BAD_PROGRAM for a program
+ *    too large to encode, ENCD_REASON_NO_MEMORY when the process is out of
+ *    memory, and ENCD_REASON_NONE for the rest (the library not
+ *    initialized or closed, /dev/encd that cannot be opened or speaks
+ *    another API version, an mmap that failed).
+ *  - libenc-json: ENCD_REASON_BAD_PROGRAM for JSON that is not a program,
+ *    ENCD_REASON_ARGUMENT for a NULL argument, ENCD_REASON_NO_MEMORY, and
+ *    ENCD_REASON_NONE for a file that cannot be read.
+ *
+ * Documentation/troubleshooting.rst says what each reason means and what
+ * to do about it.
+ */
+uint32_t enc_last_reason(void);
+
+/*
+ * The stable name of @reason, an enum encd_reason, for programs and JSON:
+ * "none", "argument", "no-core", ... (the uapi name, lowercase, without
+ * ENCD_REASON_, with '-' for '_'); "unknown" for a value this library does
+ * not know. A string the caller must not free or change.
+ */
+const char *enc_reason_name(uint32_t reason);
+
+/*
+ * Sets this thread's last error (printf-style, truncated at 511 bytes),
+ * with ENCD_REASON_NONE as its reason, and returns @st: for code layered on
+ * libenc to report its own failures the way libenc does.
  */
 NRT_STATUS enc_set_error(NRT_STATUS st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * enc_set_error() with @reason (an enum encd_reason) as the reason
+ * enc_last_reason() gives: what libenc-json does for a program that is not
+ * one (ENCD_REASON_BAD_PROGRAM) or out of memory.
+ */
+NRT_STATUS enc_set_error_why(NRT_STATUS st, uint32_t reason, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* "NRT_INVALID" for NRT_INVALID, and so on. */
 const char *enc_status_name(NRT_STATUS st);

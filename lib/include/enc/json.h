@@ -6,8 +6,11 @@
  * JSON links libenc without json-c: link it with
  * `pkg-config --libs libenc-json` (-lenc-json -lenc).
  *
- * Failures are reported like libenc's: an NRT_STATUS, and a sentence that
- * names the field, read with enc_last_error(). Thread-safe; the program
+ * Failures are reported like libenc's: an NRT_STATUS, a sentence that
+ * names the field, read with enc_last_error(), and a reason, read with
+ * enc_last_reason(): ENCD_REASON_BAD_PROGRAM for text that is not a program,
+ * ENCD_REASON_ARGUMENT for a NULL argument, ENCD_REASON_NO_MEMORY, and
+ * ENCD_REASON_NONE for a file that cannot be read. Thread-safe; the program
  * made is the caller's, to use from one thread at a time.
  */
 #ifndef _ENC_JSON_H
