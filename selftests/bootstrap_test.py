@@ -56,13 +56,17 @@ def case(name):
     return wrap
 
 
-def failed_as(r, status, error):
-    """Whether rank result @r failed with exactly @status, exit status 1 and
-    libenc's sentence @error; else why not."""
+def failed_as(r, status, error, reason=None):
+    """Whether rank result @r failed with exactly @status, exit status 1,
+    libenc's sentence @error and, when given, the reason (encctl's name of
+    it) @reason; else why not."""
     want = join_error(r["g_device_id"], error)
     if not join_failed(r) or r["rc"] != 1 or r["status"] != status or r["error"] != want:
         return "rank %s: failed %s, exit %s, %s: %s; want %s: %s" % (
             r.get("g_device_id"), join_failed(r), r["rc"], r["status"], r["error"], status, want)
+    if reason is not None and r.get("reason") != reason:
+        return "rank %s: reason %s, want %s: %s" % (r.get("g_device_id"), r.get("reason"),
+                                                   reason, want)
     return None
 
 
@@ -252,10 +256,10 @@ def _():
     deadlines = [1500, 4000, 4000]
     ranks = [Rank(r, r, n, root, deadlines[r]) for r in range(n - 1)]
     res = finish(ranks)
-    bad = failed_as(res[0], "NRT_TIMEOUT", ROOT_GAVE_UP % (3, 4, "3"))
+    bad = failed_as(res[0], "NRT_TIMEOUT", ROOT_GAVE_UP % (3, 4, "3"), "timeout")
     for r in res[1:]:
         bad = bad or failed_as(r, "NRT_FAILURE", "enc_setup_global_comm: %s (ECONNABORTED)" % (
-            LEFT % (0, 0)))
+            LEFT % (0, 0)), "departed")
     if bad:
         return False, bad
     # The root's setup call, timed by itself, ends at its deadline, not
@@ -387,7 +391,7 @@ def _():
         wrong = Rank(11, 1, n + 1, root, 20000)
         bad = failed_as(wrong.wait(), "NRT_INVALID", "enc_setup_global_comm: rank 1: the root "
                         "refused it: rank 1 asked for a world of 4 ranks, the root's has 3 "
-                        "(EINVAL)")
+                        "(EINVAL)", "world-differs")
         if bad:
             return False, bad
         if not all_wait_in(ranks, IOC_SETUP, 1):
@@ -486,7 +490,7 @@ def _():
             return False, "the root never waited in SETUP: %s" % ranks[0].error
         strangers = [Rank(20, 1, n, root, 20000), Rank(21, 1, n, root, 20000, env_secret="wrong")]
         for r in strangers:
-            bad = failed_as(r.wait(), "NRT_FAILURE", NOT_THE_SECRET % root)
+            bad = failed_as(r.wait(), "NRT_FAILURE", NOT_THE_SECRET % root, "auth")
             if bad:
                 return False, bad
         ranks += [Rank(r, r, n, root, 20000, ("--barrier",), secret=True) for r in range(1, n)]

@@ -295,23 +295,23 @@ expect join_failure_is_one_sentence 1 \
 	"^encctl: world join: rank 0: world join: $no_file \\(NRT_INVALID\\)$" \
 	"$encctl" world join "${join_args[@]}"
 expect_json_failure json_join_failure_keeps_its_record 1 NRT_INVALID \
-	"error status g_device_id vnc rank rank_n phases" \
+	"error status reason g_device_id vnc rank rank_n phases" \
 	"^world join: rank 0: world join: $no_file$" "$encctl" -j world join "${join_args[@]}"
 expect launch_failure_is_one_sentence 1 '^encctl: world launch: 2 of 2 ranks failed$' \
 	"$encctl" world launch "${launch_args[@]}"
 expect_json_failure json_launch_failure_follows_its_ranks 1 - error \
 	'^world launch: 2 of 2 ranks failed$' "$encctl" -j world launch "${launch_args[@]}"
 # A join that forms keeps its own document: "ok", "error" (null), "status",
-# then its record.
+# "reason" (null), then its record.
 out=$("$encctl" -j world join --vnc 20 --g-device-id 0 --world-size 1 --root 127.0.0.1:29401 \
 	2>/tmp/encctl-stderr.$$)
 rc=$?
 if [ "$rc" = 0 ] && python3 -c '
 import json, sys
 doc = json.loads(sys.argv[1])
-sys.exit(not (list(doc)[:5] == ["ok", "error", "status", "g_device_id", "vnc"] and
+sys.exit(not (list(doc)[:6] == ["ok", "error", "status", "reason", "g_device_id", "vnc"] and
               doc["ok"] is True and doc["error"] is None and doc["status"] == "NRT_SUCCESS" and
-              doc["rank_n"] == 1))
+              doc["reason"] is None and doc["rank_n"] == 1))
 ' "$out"; then
 	ok json_join_success_keeps_its_document
 else

@@ -41,6 +41,8 @@
 
 /* The sentence of this thread's last failing encd_cmd(), "" after a success. */
 static __thread char encd_msg[256];
+/* And its reason (enum encd_reason), ENCD_REASON_NONE after a success. */
+static __thread __u32 encd_reason;
 
 static inline int encd_open(void)
 {
@@ -52,11 +54,16 @@ static inline int encd_cmd(int fd, unsigned long cmd, void *arg, size_t size)
 {
 	struct encd_head *head = arg;
 
+	int err;
+
 	encd_msg[0] = '\0';
 	head->size = size;
 	head->msg_uptr = (uintptr_t)encd_msg;
 	head->msg_len = sizeof(encd_msg);
-	return ioctl(fd, cmd, arg) ? errno : 0;
+	/* head->reason is left as the caller has it: the kernel ignores it. */
+	err = ioctl(fd, cmd, arg) ? errno : 0;
+	encd_reason = err ? head->reason : ENCD_REASON_NONE;
+	return err;
 }
 
 /* BUILD or VALIDATE; @req (may be NULL) gets the answer. */
@@ -546,7 +553,7 @@ static inline int encd_world_end(struct encd_world *w, double timeout_s)
 
 /*
  * @expr fails with @_errno and, when @_msg is not NULL, the kernel's
- * sentence is exactly @_msg.
+ * sentence is exactly @_msg. A failure with a sentence has a reason too.
  */
 #define test_err(_errno, _msg, expr)					\
 	do {								\
@@ -556,6 +563,20 @@ static inline int encd_world_end(struct encd_world *w, double timeout_s)
 		}							\
 		if (__msg) {					\
 			ASSERT_STREQ(__msg, encd_msg);			\
+		}							\
+		if (encd_msg[0]) {					\
+			ASSERT_NE(ENCD_REASON_NONE, encd_reason);	\
+			ASSERT_GT(__ENCD_REASON_CNT, encd_reason);	\
+		}							\
+	} while (0)
+
+/* As test_err(), and the failure's reason is @_reason (ENCD_REASON_*). */
+#define test_why(_errno, _reason, _msg, expr)				\
+	do {								\
+		test_err(_errno, _msg, expr);				\
+		ASSERT_EQ(_reason, encd_reason) {			\
+			TH_LOG("%s: reason %u: %s", #expr, encd_reason,	\
+			       encd_msg);				\
 		}							\
 	} while (0)
 

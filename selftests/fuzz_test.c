@@ -408,7 +408,7 @@ static void do_ioctl(struct stats *st, int fd)
 		h->flags = r_flags(valid_flags(ioctls[i].nr));
 		h->msg_uptr = chance(85) ? (uintptr_t)msgbuf : bad_ptr();
 		h->msg_len = pick(MSG_LEN, MSG_LEN, 0, 1, 2, 17, below(MSG_LEN));
-		h->__reserved = chance(97) ? 0 : rnd();
+		h->reason = chance(50) ? 0 : rnd();
 	} else {
 		r_bytes(at, size);
 	}

@@ -111,7 +111,8 @@ TEST_F(gcomm, every_core_derives_its_topology_from_its_index)
 
 TEST_F(gcomm, unknown_core_is_rejected_by_every_command)
 {
-	test_err(ENODEV, "Failed to find core 32", encd_build(self->fd, 32, 0, 1, 0, NULL));
+	test_why(ENODEV, ENCD_REASON_NO_CORE, "Failed to find core 32",
+		 encd_build(self->fd, 32, 0, 1, 0, NULL));
 	test_err(ENODEV, "Failed to find core 32", encd_validate(self->fd, 32, 0, 1, 0, NULL));
 	test_err(ENODEV, "Failed to find core 32", encd_get(self->fd, 32, 0, NULL));
 	test_err(ENODEV, "Failed to find core 32", encd_release(self->fd, 32, 0));
@@ -216,6 +217,7 @@ TEST_F(gcomm, another_world_size_is_rejected)
 			encd_build(self->fd2, 5, 3, 4, 0, NULL));
 	test_err_prefix(EINVAL, "NRT has already been setup with a collectives world size of 8",
 			encd_build(self->fd, 5, 3, 16, 0, NULL));
+	ASSERT_EQ(ENCD_REASON_WORLD_DIFFERS, encd_reason);
 	/* the loser holds nothing */
 	test_err(ENOENT, NULL, encd_release(self->fd2, 5, 0));
 }
@@ -413,7 +415,8 @@ TEST_F(gcomm, validate_without_a_comm_checks_like_build)
 	test_err(EINVAL, "Invalid global device id 9 for a world of 9",
 		 encd_validate(self->fd, 13, 9, 9, 0, NULL));
 	ASSERT_EQ(0, encd_param_set("pod_type", 3));
-	test_err(EINVAL, "Invalid pod_type: 3", encd_validate(self->fd, 13, 0, 1, 0, NULL));
+	test_why(EINVAL, ENCD_REASON_TOPOLOGY, "Invalid pod_type: 3",
+		 encd_validate(self->fd, 13, 0, 1, 0, NULL));
 	test_err(ENOENT, NULL, encd_get(self->fd, 13, 0, NULL));
 }
 

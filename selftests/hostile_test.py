@@ -364,6 +364,8 @@ def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
     if not death or not (names_rank(death["text"], fake_ranks[0] if who is None else who) or
                          any(w in death["text"] for w in words)):
         return False, "the member heard: %s" % death
+    if not death["reason"]:
+        return False, "the member heard no reason: %s" % death
     return True, why
 
 

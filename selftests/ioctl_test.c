@@ -261,7 +261,7 @@ TEST_F(ioctl, every_struct_has_the_abis_layout)
 	ABI_OFF(encd_head, flags, 4),
 	ABI_OFF(encd_head, msg_uptr, 8),
 	ABI_OFF(encd_head, msg_len, 16),
-	ABI_OFF(encd_head, __reserved, 20),
+	ABI_OFF(encd_head, reason, 20),
 	ABI_SIZE(encd_glb_comm_header, 296),
 	ABI_OFF(encd_glb_comm_header, g_device_id, 0),
 	ABI_OFF(encd_glb_comm_header, g_device_cnt, 4),
@@ -684,17 +684,35 @@ TEST_F(ioctl, unknown_flags_are_eopnotsupp)
 	}
 }
 
-TEST_F(ioctl, a_reserved_head_field_is_einval)
+/*
+ * The head's reason is the kernel's to write: what a caller leaves there
+ * changes nothing, and a refusal overwrites it with its own.
+ */
+TEST_F(ioctl, the_head_s_reason_is_ignored_on_entry_and_set_on_failure)
 {
 	const struct cmd_desc *c;
+	char want[64];
+	__u32 bit;
 	int fd;
 
 	for_each_cmd_on_a_fresh_file(c, fd) {
+		for (bit = 0; bit < 32 && c->known_flags & (1U << bit); bit++)
+			;
 		valid_arg(self, c);
-		self->arg.head.__reserved = 1;
-		refused(_metadata, self, c, fd, c->size, EINVAL, "encd_head.__reserved must be 0");
+		self->arg.head.reason = 0xe11d;
+		self->arg.head.flags = (1U << bit) | c->known_flags;
+		snprintf(want, sizeof(want), "Unknown flags 0x%x", 1U << bit);
+		refused(_metadata, self, c, fd, c->size, EOPNOTSUPP, want);
+		ASSERT_EQ(ENCD_REASON_ARGUMENT, self->arg.head.reason) {
+			TH_LOG("%s", c->name);
+		}
 		assert_no_effect(c, fd);
 	}
+	/* VERSION answers: its copy of the head says no reason. */
+	valid_arg(self, &cmds[0]);
+	self->arg.head.reason = 0xe11d;
+	test_cmd(encd_cmd(self->fd, cmds[0].cmd, &self->arg, cmds[0].size));
+	ASSERT_EQ(ENCD_REASON_NONE, self->arg.head.reason);
 }
 
 /*

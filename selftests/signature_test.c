@@ -732,7 +732,8 @@ TEST(program_ioctl_edges)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, t_encode(&mixed, &b));
 
-	test_err(ENOENT, "No program is loaded on core 0 context 0", t_sign(fd, 0, 0, sig));
+	test_why(ENOENT, ENCD_REASON_NO_PROGRAM, "No program is loaded on core 0 context 0",
+		 t_sign(fd, 0, 0, sig));
 	test_err(ENOENT, "No program is loaded on core 0 context 0", encd_program_seal(fd, 0, 0));
 	test_err(ENOENT, "This file does not hold the global comm of core 0 context 0",
 		 encd_program_load(fd, 0, 0, b.buf, b.len));
@@ -986,7 +987,8 @@ TEST(validation_rules_on_built_programs)
 	p = (struct t_prog){ .n_groups = ENCD_MAX_COMM_N + 1 };
 	for (i = 0; i < p.n_groups; i++)
 		p.g[i] = (struct t_group){ .id = i, .rank = 0, .n = 1, .part = { 0 } };
-	test_err(EINVAL, "Invalid program: 13 replica groups, at most 12", t_load(fd, 0, &p));
+	test_why(EINVAL, ENCD_REASON_BAD_PROGRAM, "Invalid program: 13 replica groups, at most 12",
+		 t_load(fd, 0, &p));
 	close(fd);
 }
 

@@ -97,8 +97,17 @@ FRAGMENT_MAKERS = re.compile(r'^(take_list|link_failed)$')
 NOT_TEXT = re.compile(r'^(jpath_fmt)$')
 # Plain functions whose string-literal arguments end up inside a sentence.
 FRAGMENT_WRAPPERS = re.compile(r'^(jerr)$')
-# Buffers that snprintf() fills with a fragment.
+# Buffers that snprintf() fills with a fragment, or (a kept failure's
+# sentence, struct encd_why) with a sentence: why->msg, f.msg.
 FRAGMENT_BUFFERS = re.compile(r'^(why|range|where|text|buf)$')
+
+
+def fills_fragment(buf):
+    """Whether an snprintf() into the buffer expression (its tokens) makes
+    text a caller reads."""
+    if len(buf) == 1:
+        return bool(FRAGMENT_BUFFERS.match(buf[0].text))
+    return len(buf) == 3 and buf[1].text in ('->', '.') and buf[2].text == 'msg'
 FRAGMENT_PRINTERS = re.compile(r'^v?s(c)?nprintf$')
 # Functions and arrays whose every string literal is a fragment.
 FRAGMENT_TABLES = re.compile(r'^(frame_rules|encd_errno_name|settings_words)$')
@@ -432,7 +441,7 @@ def scan(sources, smacros, makers):
                         fragments.append((frag, '%s:%d' % (s.rel, line)))
             elif FRAGMENT_PRINTERS.match(name) and not is_declaration(t, i):
                 args, _ = split_args(t, i + 1)
-                if len(args) >= 3 and len(args[0]) == 1 and FRAGMENT_BUFFERS.match(args[0][0].text):
+                if len(args) >= 3 and fills_fragment(args[0]):
                     parts = literal_parts(args[2], smacros)
                     if parts is not None and all(isinstance(p, str) for p in parts):
                         fragments.append((''.join(parts), '%s:%d' % (s.rel, tok.line)))

@@ -568,7 +568,7 @@ class FakeHost:
     def _on_death(self, payload, p=None):
         err, reason, rank, host, barriers = struct.unpack_from(">IIIII", payload)
         text = text_of(payload, 20)
-        self.event("death", err=err, rank=None if rank == NO_RANK else rank,
+        self.event("death", err=err, reason=reason, rank=None if rank == NO_RANK else rank,
                    host=None if host == NO_RANK else host, text=text,
                    barriers=None if barriers == NO_RANK else barriers)
         self.failed = text

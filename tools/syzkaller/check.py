@@ -6,7 +6,7 @@
 
 - Every struct of encd.txt marked "# uapi: struct X" has the members of the
   C struct X in order (X's head flattened: size, flags, msg_uptr, msg_len,
-  head_reserved), at the same offsets and with the same sizes, and X's size;
+  head_reason), at the same offsets and with the same sizes, and X's size;
   "# uapi: struct X, then more" holds the members of X as a prefix.
 - Every ioctl of the header is described once, with the struct that the
   header's kernel-doc names for it.
@@ -40,7 +40,7 @@ UAPI_NETLINK = os.path.join(TOP, "uapi", "linux", "encd_netlink.h")
 NETLINK_C = os.path.join(TOP, "kmod", "netlink-gen.c")
 SYSCALLS = ("openat", "ioctl", "mmap", "sendmsg")
 HEAD = {"size": "head.size", "flags": "head.flags", "msg_uptr": "head.msg_uptr",
-        "msg_len": "head.msg_len", "head_reserved": "head.__reserved"}
+        "msg_len": "head.msg_len", "head_reason": "head.reason"}
 
 problems = []
 

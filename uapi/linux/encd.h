@@ -113,7 +113,7 @@
  *	conflicts with this one (EBUSY)
  * @ENCD_REASON_TOPOLOGY: the host's topology is one libnrt rejects (pod
  *	type, pod node id, virtual server size)
- * @ENCD_REASON_NO_PROGRAM: no program is loaded, or it is not sealed
+ * @ENCD_REASON_NO_PROGRAM: no program is loaded, or it is not signed yet
  * @ENCD_REASON_BAD_PROGRAM: the program does not parse, or is too large
  * @ENCD_REASON_SIGNATURE_MISMATCH: the ranks' op signatures differ (EBADE)
  * @ENCD_REASON_TIMEOUT: the deadline passed before everyone arrived
@@ -134,6 +134,7 @@
  * @ENCD_REASON_NO_MEMORY: out of memory (ENOMEM)
  * @ENCD_REASON_INTERNAL: the kernel failed itself (a crypto transform, an
  *	errno none of the above explains); the sentence has the errno
+ * @__ENCD_REASON_CNT: the number of reasons, which grows; not one itself
  */
 enum encd_reason {
 	ENCD_REASON_NONE,
