@@ -109,6 +109,7 @@ static void notify_failure(struct encd_node *node)
 	struct encd_mismatch_rec *m = &node->rank->mismatch;
 	struct encd_nl_error e = {
 		.err = node->why.err,
+		.reason = node->why.reason,
 		.msg = node->why.msg,
 		.phase = node->ph,
 		.peer_rank = -1,

@@ -936,6 +936,7 @@ struct encd_nl_counter {
 /* Why a bootstrap failed; a field that does not apply is -1 (or NULL). */
 struct encd_nl_error {
 	int err;		/* the negative errno the callers got */
+	u32 reason;		/* enum encd_reason, beside @msg */
 	const char *msg;
 	s32 phase;		/* enum encd_phase */
 	s32 peer_rank;
@@ -993,6 +994,7 @@ void encd_netlink_exit(void);
 struct encd_failure {
 	u64 serial;		/* of the comm it belongs to; 0: cleared */
 	int err;
+	u32 reason;
 	s32 phase, peer_rank, peer_g_device_id, group_id;
 	bool has_local_sig, has_peer_sig;
 	u8 local_sig[ENCD_SIG_LEN];

@@ -59,6 +59,7 @@ void encd_failure_record(u8 cmd, const struct encd_nl_node *node)
 	rec = records[slot];
 	rec->serial = node->gcomm_serial;
 	rec->err = e->err;
+	rec->reason = e->reason;
 	rec->phase = e->phase;
 	rec->peer_rank = e->peer_rank;
 	rec->peer_g_device_id = e->peer_g_device_id;

@@ -206,6 +206,7 @@ static int nl_put_error(struct sk_buff *skb, int type, const struct encd_nl_erro
 	nest = nla_nest_start(skb, type);
 	if (!nest ||
 	    nla_put_u32(skb, ENCD_A_ERROR_ERRNO, -e->err) ||
+	    nla_put_u32(skb, ENCD_A_ERROR_REASON, e->reason) ||
 	    (e->msg && nla_put_string(skb, ENCD_A_ERROR_MSG, e->msg)) ||
 	    nl_put_opt_u32(skb, ENCD_A_ERROR_PHASE, e->phase) ||
 	    nl_put_opt_u32(skb, ENCD_A_ERROR_PEER_RANK, e->peer_rank) ||
@@ -227,6 +228,7 @@ static int nl_put_last_error(struct sk_buff *skb, const struct encd_gcomm *g)
 		return 0;
 	e = (struct encd_nl_error) {
 		.err = rec.err,
+		.reason = rec.reason,
 		.msg = rec.msg,
 		.phase = rec.phase,
 		.peer_rank = rec.peer_rank,

@@ -588,8 +588,8 @@ def a_joined_peer_flooding_holds_less_than_1_MiB():
     r0.wait()
     time.sleep(1)
     after = kernel_memory_kib()
-    fig = ("Slab+VmallocUsed: %d KiB before, +%d formed, +%d with 256 early messages, +%d after "
-           "10,000 stale rounds, +%d after 256 frames of 1 MiB on %d links, +%d once the world "
+    fig = ("Slab+VmallocUsed: %d KiB before, %+d formed, %+d with 256 early messages, %+d after "
+           "10,000 stale rounds, %+d after 256 frames of 1 MiB on %d links, %+d once the world "
            "is gone" % (before, formed - before, held - before, stale_kib - before,
                         flooded - before, links, after - before))
     print("# " + fig)
@@ -632,7 +632,7 @@ def a_member_s_links_together_hold_less_than_1_MiB():
     f.stop()
     r0.kill()
     r0.wait()
-    fig = "%d links x 256 early messages: Slab+VmallocUsed +%d KiB (%d links still open, %s)" % (
+    fig = "%d links x 256 early messages: Slab+VmallocUsed %+d KiB (%d links still open, %s)" % (
         n_links, held - before, up, "world failed: " + death["text"] if death else "world alive")
     print("# " + fig)
     return held - before < 1024 and not up and not death, fig

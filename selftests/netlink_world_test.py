@@ -332,7 +332,8 @@ def monitor_hears_worlds_form_fail_and_mismatch():
         return False, "a mismatched world formed"
     ev = mon.drain()
     mism = [e["node"] for e in ev if e["event"] == "sig-mismatch"]
-    if len(mism) != n or not all("mismatched collectives" in x["error"]["msg"] for x in mism):
+    if len(mism) != n or not all("mismatched collectives" in x["error"]["msg"] and
+                                 x["error"]["reason"] == "signature-mismatch" for x in mism):
         return False, "sig-mismatch events: %s" % mism
     named = [x["error"] for x in mism if x["error"]["peer_rank"] is not None]
     if not named or any(e["peer_rank"] != offender or e["peer_g_device_id"] != offender or
@@ -371,11 +372,13 @@ def monitor_hears_worlds_form_fail_and_mismatch():
     ev = mon.drain()
     failed = [e["node"] for e in ev if e["event"] == "world-failed" and e["node"]["nec_dev"] == 30]
     if len(failed) != 1 or failed[0]["error"]["msg"] != left or \
-       failed[0]["error"]["errno"] != errno.ECONNABORTED or failed[0]["stream"] != 3:
+       failed[0]["error"]["errno"] != errno.ECONNABORTED or \
+       failed[0]["error"]["reason"] != "departed" or failed[0]["stream"] != 3:
         return False, "world-failed events: %s (rank 0: %s)" % (failed, res[0]["error"])
     notes.append("failed: %s" % failed[0]["error"]["msg"])
     shown = [c["error"] for c in status["comms"] if c["nec_dev"] == 30 and c["ctx"] == 0]
-    if not shown or not shown[0] or shown[0]["msg"] != failed[-1]["error"]["msg"]:
+    if not shown or not shown[0] or shown[0]["msg"] != failed[-1]["error"]["msg"] or \
+       shown[0]["reason"] != failed[-1]["error"]["reason"]:
         return False, "status shows %s as the comm's last error, the event said %s" % (
             shown, failed[-1]["error"])
     rc = mon.stop()

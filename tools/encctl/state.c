@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <enc/enc.h>
+
 #include "nl.h"
 #include "print.h"
 #include "state.h"
@@ -127,6 +129,7 @@ void encctl_error_parse(struct encctl_error *e, const struct nlattr *nest)
 	memset(e, 0, sizeof(*e));
 	e->valid = true;
 	e->err = encctl_attr_u32(tb[ENCD_A_ERROR_ERRNO], 0);
+	e->reason = encctl_attr_u32(tb[ENCD_A_ERROR_REASON], ENCD_REASON_NONE);
 	msg = encctl_attr_str(tb[ENCD_A_ERROR_MSG]);
 	snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
 	e->phase = opt_u32(tb[ENCD_A_ERROR_PHASE]);
@@ -208,6 +211,7 @@ void encctl_error_print(const struct encctl_error *e, const char *indent)
 	print_text("%serror:", indent);
 	print_string(PRINT_ANY, "msg", " %s", e->msg[0] ? e->msg : strerror(e->err));
 	print_uint(PRINT_JSON, "errno", NULL, e->err);
+	print_string(PRINT_JSON, "reason", NULL, enc_reason_name(e->reason));
 	if (e->phase >= 0)
 		print_string(PRINT_ANY, "phase", " (in %s)", encctl_phase_name(e->phase));
 	else

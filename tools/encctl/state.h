@@ -33,6 +33,7 @@ struct encctl_counter {
 struct encctl_error {
 	bool valid;
 	int err;		/* positive errno */
+	uint32_t reason;	/* enum encd_reason */
 	char msg[ENCCTL_MSG_MAX];
 	int64_t phase;
 	int64_t peer_rank;
