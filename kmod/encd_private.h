@@ -100,6 +100,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/encd.h>
+#include <linux/encd_netlink.h>
 
 #include "rules.h"
 #include "wire.h"
@@ -107,6 +108,7 @@
 struct encd_rank;
 struct net;
 struct netlink_callback;
+struct netlink_ext_ack;
 struct page;
 struct sk_buff;
 struct vm_area_struct;
@@ -125,11 +127,36 @@ struct encd_vcore {
 
 /* What the device broker knows of this host ("tdrv"), read as one snapshot. */
 struct encd_host_topology {
+	u32 source;		/* enum encd_topo_source */
+	bool election;		/* the Neuron driver is electing the pod */
 	u32 pod_type;
 	u32 pod_node_id;
 	u32 pod_sz;
 	u64 reservation_id;
 	u32 virtual_server_size;
+};
+
+/*
+ * The neuron source: the Neuron driver's facts, as `encctl topo sync` read
+ * them. Devices are indexed by N of /dev/neuronN; one that is not
+ * @present has no cores, and the cores of the others keep their numbers.
+ */
+struct encd_neuron_topology {
+	u64 present;		/* bit N: neuronN is there */
+	u32 n_slots;		/* the highest N + 1 */
+	u32 core_count;		/* of every device */
+	u32 routing_id[ENCD_NEURON_MAX_DEVICES];
+	u32 pod_type;		/* as the driver says; none off a pod */
+	u32 pod_sz;
+	s32 node_id;		/* -1: off a pod, or single-node mode */
+	bool election;
+	u64 reservation_id;
+};
+
+/* The cores a sync took away, with the device each was on. */
+struct encd_topology_gone {
+	DECLARE_BITMAP(cores, ENCD_NEC_MAX_DEVICES);
+	u32 mla_idx[ENCD_NEC_MAX_DEVICES];
 };
 
 /* Which fields of a host topology encd_topology_set_host() writes. */
@@ -141,8 +168,14 @@ struct encd_host_topology {
 
 u32 encd_topology_num_vcores(void);
 int encd_topology_get_vcore(u32 vnc, struct encd_vcore *vcore);
+int encd_topology_get(u32 vnc, struct encd_vcore *vcore, struct encd_host_topology *host);
 void encd_topology_get_host(struct encd_host_topology *host);
-void encd_topology_set_host(const struct encd_host_topology *host, unsigned int which);
+time64_t encd_topology_get_neuron(struct encd_neuron_topology *facts);
+int encd_topology_set_host(const struct encd_host_topology *host, unsigned int which);
+int encd_neuron_topology_check(const struct encd_neuron_topology *facts,
+			       struct netlink_ext_ack *extack);
+unsigned int encd_topology_sync(const struct encd_neuron_topology *facts,
+				struct encd_topology_gone *gone);
 int encd_topology_init(void);
 
 /* /dev/encd: open files and ioctl calls (cdev.c) */
@@ -870,6 +903,7 @@ bool encd_allow_insecure_worlds(void);
 __printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);
 void encd_rank_put(struct encd_rank *r);
 struct encd_rank *encd_gcomm_rank(struct encd_gcomm *g);
+void encd_world_cores_gone(const struct encd_topology_gone *gone);
 struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
 				  u32 timeout_ms, u32 settings);
 

@@ -86,9 +86,9 @@ void encd_gcomm_unhold(u32 nec_dev, u32 ctx_id)
 }
 
 static int check_args(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
-		      struct encd_vcore *vcore)
+		      struct encd_vcore *vcore, struct encd_host_topology *host)
 {
-	if (encd_topology_get_vcore(a->vnc, vcore))
+	if (encd_topology_get(a->vnc, vcore, host))
 		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", a->vnc);
 	if (a->ctx_id >= ENCD_MAX_CONTEXTS)
 		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
@@ -120,11 +120,18 @@ static int attach_same_world(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 	return gcomm_try_hold(g) ? 0 : -EAGAIN;
 }
 
-/* libnrt's pod-topology validation, with its asymmetric node bound. */
+/*
+ * libnrt's pod-topology validation, with its asymmetric node bound; and
+ * no comm while the Neuron driver elects the pod, whose facts are not
+ * known yet (Documentation/assumptions.rst).
+ */
 static int check_pod(struct encd_ucmd *ucmd, const struct encd_host_topology *host)
 {
 	u32 limit;
 
+	if (host->election)
+		return encd_fail_why(ucmd, -EAGAIN, ENCD_REASON_TOPOLOGY,
+				     "the Neuron driver is electing this host's pod: no global comm is built until the election ends and encctl topo sync has run");
 	if (host->pod_type > ENCD_POD_TYPE_SWITCH)
 		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_TOPOLOGY, "Invalid pod_type: %u",
 				     host->pod_type);
@@ -221,10 +228,9 @@ struct encd_gcomm *encd_gcomm_build(struct encd_ucmd *ucmd, const struct encd_gc
 	int err;
 
 	*created = false;
-	err = check_args(ucmd, a, &vcore);
+	err = check_args(ucmd, a, &vcore, &host);
 	if (err)
 		return ERR_PTR(err);
-	encd_topology_get_host(&host);
 
 	/* The idempotent fast path: the same world is already set up. */
 	g = encd_get_global_comm(vcore.nec_dev_id, a->ctx_id);

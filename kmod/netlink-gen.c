@@ -14,6 +14,13 @@
 #include <linux/encd.h>
 #include <linux/encd.h>
 
+/* Common nested types */
+const struct nla_policy encd_neuron_device_nl_policy[ENCD_A_NEURON_DEVICE_ROUTING_ID + 1] = {
+	[ENCD_A_NEURON_DEVICE_INDEX] = { .type = NLA_U32, },
+	[ENCD_A_NEURON_DEVICE_CORE_COUNT] = NLA_POLICY_RANGE(NLA_U32, 1, 256),
+	[ENCD_A_NEURON_DEVICE_ROUTING_ID] = { .type = NLA_U32, },
+};
+
 /* ENCD_NL_CMD_GCOMM_GET - do */
 static const struct nla_policy encd_gcomm_get_do_nl_policy[ENCD_A_GCOMM_CTX + 1] = {
 	[ENCD_A_GCOMM_NEC_DEV] = NLA_POLICY_MAX(NLA_U32, 255),
@@ -42,8 +49,19 @@ static const struct nla_policy encd_topo_set_nl_policy[ENCD_A_TOPO_VIRTUAL_SERVE
 	[ENCD_A_TOPO_VIRTUAL_SERVER_SIZE] = { .type = NLA_U32, },
 };
 
+/* ENCD_NL_CMD_TOPO_SYNC - do */
+static const struct nla_policy encd_topo_sync_nl_policy[ENCD_A_TOPO_DEVICE + 1] = {
+	[ENCD_A_TOPO_SOURCE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[ENCD_A_TOPO_POD_TYPE] = NLA_POLICY_MAX(NLA_U32, 3),
+	[ENCD_A_TOPO_POD_SZ] = { .type = NLA_U32, },
+	[ENCD_A_TOPO_NEURON_NODE_ID] = { .type = NLA_S32, },
+	[ENCD_A_TOPO_POD_ELECTION] = NLA_POLICY_MAX(NLA_U8, 1),
+	[ENCD_A_TOPO_RESERVATION_ID] = { .type = NLA_U64, },
+	[ENCD_A_TOPO_DEVICE] = NLA_POLICY_NESTED(encd_neuron_device_nl_policy),
+};
+
 /* Ops table for encd */
-const struct genl_split_ops encd_nl_ops[7] = {
+const struct genl_split_ops encd_nl_ops[8] = {
 	{
 		.cmd		= ENCD_NL_CMD_GCOMM_GET,
 		.doit		= encd_nl_gcomm_get_doit,
@@ -88,6 +106,13 @@ const struct genl_split_ops encd_nl_ops[7] = {
 		.cmd	= ENCD_NL_CMD_MODULE_GET,
 		.doit	= encd_nl_module_get_doit,
 		.flags	= GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= ENCD_NL_CMD_TOPO_SYNC,
+		.doit		= encd_nl_topo_sync_doit,
+		.policy		= encd_topo_sync_nl_policy,
+		.maxattr	= ENCD_A_TOPO_DEVICE,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 };
 

@@ -15,8 +15,11 @@
 #include <linux/encd.h>
 #include <linux/encd.h>
 
+/* Common nested types */
+extern const struct nla_policy encd_neuron_device_nl_policy[ENCD_A_NEURON_DEVICE_ROUTING_ID + 1];
+
 /* Ops table for encd */
-extern const struct genl_split_ops encd_nl_ops[7];
+extern const struct genl_split_ops encd_nl_ops[8];
 
 int encd_nl_gcomm_get_start(struct netlink_callback *cb);
 int encd_nl_node_get_start(struct netlink_callback *cb);
@@ -28,6 +31,7 @@ int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info);
+int encd_nl_topo_sync_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	ENCD_NLGRP_EVENTS,

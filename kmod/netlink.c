@@ -600,6 +600,28 @@ int encd_nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* The neuron source's devices, one nest each, and its node id. */
+static int nl_put_neuron(struct sk_buff *msg, const struct encd_neuron_topology *facts)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	if (nla_put_s32(msg, ENCD_A_TOPO_NEURON_NODE_ID, facts->node_id))
+		return -EMSGSIZE;
+	for (i = 0; i < facts->n_slots; i++) {
+		if (!(facts->present & BIT_ULL(i)))
+			continue;
+		nest = nla_nest_start(msg, ENCD_A_TOPO_DEVICE);
+		if (!nest ||
+		    nla_put_u32(msg, ENCD_A_NEURON_DEVICE_INDEX, i) ||
+		    nla_put_u32(msg, ENCD_A_NEURON_DEVICE_CORE_COUNT, facts->core_count) ||
+		    nla_put_u32(msg, ENCD_A_NEURON_DEVICE_ROUTING_ID, facts->routing_id[i]))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 /**
  * encd_nl_topo_get_doit() - ENCD_NL_CMD_TOPO_GET: the host's topology
  * @skb: the request
@@ -609,11 +631,14 @@ int encd_nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
  */
 int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct encd_neuron_topology facts;
 	struct encd_host_topology host;
 	struct sk_buff *msg;
+	time64_t synced;
 	void *hdr;
 
 	encd_topology_get_host(&host);
+	synced = encd_topology_get_neuron(&facts);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -625,7 +650,11 @@ int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_SZ, host.pod_sz) ||
 	    nla_put_u64_64bit(msg, ENCD_A_TOPO_RESERVATION_ID, host.reservation_id,
 			      ENCD_A_TOPO_PAD) ||
-	    nla_put_u32(msg, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE, host.virtual_server_size)) {
+	    nla_put_u32(msg, ENCD_A_TOPO_VIRTUAL_SERVER_SIZE, host.virtual_server_size) ||
+	    nla_put_u32(msg, ENCD_A_TOPO_SOURCE, host.source) ||
+	    nla_put_u8(msg, ENCD_A_TOPO_POD_ELECTION, host.election) ||
+	    nla_put_u64_64bit(msg, ENCD_A_TOPO_SYNCED_AT, synced, ENCD_A_TOPO_PAD) ||
+	    (synced && nl_put_neuron(msg, &facts))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -670,8 +699,124 @@ int encd_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give at least one topology attribute");
 		return -EINVAL;
 	}
-	encd_topology_set_host(&host, which);
+	if (encd_topology_set_host(&host, which)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "the pod is the Neuron driver's (encctl topo sync): 'encctl topo sync --params' puts the parameters back in force first");
+		return -EBUSY;
+	}
 	return 0;
+}
+
+/* One device nest of a sync into @facts, after the ones before it. */
+static int nl_sync_device(const struct nlattr *nest, struct encd_neuron_topology *facts,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[ENCD_A_NEURON_DEVICE_MAX + 1];
+	u32 index, cores;
+	int err;
+
+	err = nla_parse_nested(tb, ENCD_A_NEURON_DEVICE_MAX, nest, encd_neuron_device_nl_policy,
+			       extack);
+	if (err)
+		return err;
+	if (!tb[ENCD_A_NEURON_DEVICE_INDEX] || !tb[ENCD_A_NEURON_DEVICE_CORE_COUNT] ||
+	    !tb[ENCD_A_NEURON_DEVICE_ROUTING_ID]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "a Neuron device needs its index, core count and routing id");
+		return -EINVAL;
+	}
+	index = nla_get_u32(tb[ENCD_A_NEURON_DEVICE_INDEX]);
+	cores = nla_get_u32(tb[ENCD_A_NEURON_DEVICE_CORE_COUNT]);
+	if (index >= ENCD_NEURON_MAX_DEVICES || index < facts->n_slots) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[ENCD_A_NEURON_DEVICE_INDEX],
+				    "Neuron devices come in increasing index order, below 64");
+		return -EINVAL;
+	}
+	if (facts->core_count && cores != facts->core_count) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[ENCD_A_NEURON_DEVICE_CORE_COUNT],
+				    "every Neuron device of a host has the same core count");
+		return -EINVAL;
+	}
+	facts->core_count = cores;
+	facts->present |= BIT_ULL(index);
+	facts->n_slots = index + 1;
+	facts->routing_id[index] = nla_get_u32(tb[ENCD_A_NEURON_DEVICE_ROUTING_ID]);
+	return 0;
+}
+
+/* The neuron source a sync describes, checked whole. */
+static int nl_sync_facts(struct genl_info *info, struct encd_neuron_topology *facts)
+{
+	struct nlattr **attrs = info->attrs;
+	const struct nlattr *attr;
+	int rem, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ENCD_A_TOPO_POD_TYPE) ||
+	    GENL_REQ_ATTR_CHECK(info, ENCD_A_TOPO_POD_SZ) ||
+	    GENL_REQ_ATTR_CHECK(info, ENCD_A_TOPO_NEURON_NODE_ID))
+		return -EINVAL;
+	facts->pod_type = nla_get_u32(attrs[ENCD_A_TOPO_POD_TYPE]);
+	facts->pod_sz = nla_get_u32(attrs[ENCD_A_TOPO_POD_SZ]);
+	facts->node_id = nla_get_s32(attrs[ENCD_A_TOPO_NEURON_NODE_ID]);
+	if (attrs[ENCD_A_TOPO_POD_ELECTION])
+		facts->election = nla_get_u8(attrs[ENCD_A_TOPO_POD_ELECTION]);
+	if (attrs[ENCD_A_TOPO_RESERVATION_ID])
+		facts->reservation_id = nla_get_u64(attrs[ENCD_A_TOPO_RESERVATION_ID]);
+	nla_for_each_attr(attr, nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+			  nlmsg_attrlen(info->nlhdr, GENL_HDRLEN), rem) {
+		if (nla_type(attr) != ENCD_A_TOPO_DEVICE)
+			continue;
+		err = nl_sync_device(attr, facts, info->extack);
+		if (err)
+			return err;
+	}
+	return encd_neuron_topology_check(facts, info->extack);
+}
+
+/**
+ * encd_nl_topo_sync_doit() - ENCD_NL_CMD_TOPO_SYNC: puts a topology source in force
+ * @skb: the request
+ * @info: its attributes: source neuron and the driver's facts, or source params alone
+ *
+ * The worlds of cores that were there before and are not after fail,
+ * naming the device that went away.
+ *
+ * Return: 0, -EINVAL for facts that make no topology (nothing changes
+ * then), or -ENOMEM.
+ */
+int encd_nl_topo_sync_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct encd_neuron_topology *facts = NULL;
+	struct encd_topology_gone *gone;
+	int err = -ENOMEM;
+	u32 src;
+
+	if (GENL_REQ_ATTR_CHECK(info, ENCD_A_TOPO_SOURCE))
+		return -EINVAL;
+	src = nla_get_u32(info->attrs[ENCD_A_TOPO_SOURCE]);
+	gone = kzalloc(sizeof(*gone), GFP_KERNEL);
+	if (!gone)
+		return -ENOMEM;
+	if (src == ENCD_TOPO_SOURCE_NEURON) {
+		facts = kzalloc(sizeof(*facts), GFP_KERNEL);
+		if (!facts)
+			goto out;
+		err = nl_sync_facts(info, facts);
+		if (err)
+			goto out;
+	} else if (nlmsg_attrlen(info->nlhdr, GENL_HDRLEN) !=
+		   nla_total_size(sizeof(u32))) {
+		NL_SET_ERR_MSG(info->extack, "source params takes no other attribute");
+		err = -EINVAL;
+		goto out;
+	}
+	if (encd_topology_sync(facts, gone))
+		encd_world_cores_gone(gone);
+	err = 0;
+out:
+	kfree(facts);
+	kfree(gone);
+	return err;
 }
 
 /**

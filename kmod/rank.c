@@ -112,3 +112,51 @@ struct encd_rank *encd_rank_alloc(struct encd_gcomm *g, struct encd_file *owner,
 	r->state = ENCD_RANK_JOINING;
 	return r;
 }
+
+/* The world of @g's rank fails: the Neuron device of its core went away. */
+static void gcomm_device_lost(struct encd_gcomm *g, u32 mla_idx)
+{
+	struct encd_rank *r = encd_gcomm_rank(g);
+	struct encd_host *h;
+
+	if (!r)
+		return;
+	/*
+	 * A rank with no host agent yet has no world to fail; it makes one
+	 * with the facts its comm was built with, as comms built before any
+	 * change of the topology do.
+	 */
+	h = READ_ONCE(r->host);
+	if (h) {
+		mutex_lock(&h->lock);
+		encd_host_fail_world(h, -ENODEV, ENCD_REASON_DEVICE_LOST, r->id, true,
+				     "neuron%u, the Neuron device of core %d (rank %u), went away",
+				     mla_idx, g->nec_dev_id, r->id);
+		mutex_unlock(&h->lock);
+	}
+	encd_rank_put(r);
+}
+
+/**
+ * encd_world_cores_gone() - fails the worlds of cores a topology sync took away
+ * @gone: the cores, with the device each was on
+ *
+ * Every context of each core: a comm built there keeps its facts, but the
+ * hardware under it is gone, and the world learns it from the sentence.
+ */
+void encd_world_cores_gone(const struct encd_topology_gone *gone)
+{
+	struct encd_gcomm *g;
+	unsigned int vnc;
+	u32 ctx;
+
+	for_each_set_bit(vnc, gone->cores, ENCD_NEC_MAX_DEVICES) {
+		for (ctx = 0; ctx < ENCD_MAX_CONTEXTS; ctx++) {
+			g = encd_get_global_comm(vnc, ctx);
+			if (!g)
+				continue;
+			gcomm_device_lost(g, gone->mla_idx[vnc]);
+			encd_gcomm_put(g);
+		}
+	}
+}

@@ -85,6 +85,7 @@ static const char *const enc_reason_names[__ENCD_REASON_CNT] = {
 	[ENCD_REASON_ADDRESS] = "address",
 	[ENCD_REASON_NO_MEMORY] = "no-memory",
 	[ENCD_REASON_INTERNAL] = "internal",
+	[ENCD_REASON_DEVICE_LOST] = "device-lost",
 };
 
 const char *enc_reason_name(uint32_t reason)
@@ -110,6 +111,7 @@ NRT_STATUS enc_status_from_errno(int err)
 	case ETIMEDOUT:
 		return NRT_TIMEOUT;
 	case EBUSY:
+	case EAGAIN:
 	case ENOSPC:
 	case EMFILE:
 		return NRT_RESOURCE;

@@ -343,7 +343,7 @@ def check_netlink(desc):
             continue
         attrs = set()
         for _, ftype in desc["unions"][union]["fields"]:
-            m = re.match(r"nlattr\[(\w+),", ftype)
+            m = re.match(r"(?:nlattr|nlnest)\[(\w+),", ftype)
             if m:
                 attrs.add(m.group(1))
         for pol in sorted(want):

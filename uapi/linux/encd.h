@@ -134,6 +134,8 @@
  * @ENCD_REASON_NO_MEMORY: out of memory (ENOMEM)
  * @ENCD_REASON_INTERNAL: the kernel failed itself (a crypto transform, an
  *	errno none of the above explains); the sentence has the errno
+ * @ENCD_REASON_DEVICE_LOST: the Neuron device of a core of this world went
+ *	away (ENODEV); the sentence names the device and the core
  * @__ENCD_REASON_CNT: the number of reasons, which grows; not one itself
  */
 enum encd_reason {
@@ -157,6 +159,7 @@ enum encd_reason {
 	ENCD_REASON_ADDRESS,
 	ENCD_REASON_NO_MEMORY,
 	ENCD_REASON_INTERNAL,
+	ENCD_REASON_DEVICE_LOST,
 	__ENCD_REASON_CNT,
 };
 

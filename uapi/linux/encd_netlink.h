@@ -57,6 +57,20 @@ enum encd_node_state {
 };
 
 /**
+ * enum encd_topo_source - Where the device broker's facts come from.
+ * @ENCD_TOPO_SOURCE_PARAMS: the module parameters (and topo-set): the default,
+ *   and what stays in force on a host with no Neuron driver
+ * @ENCD_TOPO_SOURCE_NEURON: the Neuron driver, as `encctl topo sync` last read
+ *   it (topo-sync)
+ */
+enum encd_topo_source {
+	ENCD_TOPO_SOURCE_PARAMS,
+	ENCD_TOPO_SOURCE_NEURON,
+};
+
+#define ENCD_NEURON_MAX_DEVICES	64
+
+/**
  * enum encd_phase - The timed steps of forming a world and its comms.
  * @ENCD_PHASE_RENDEZVOUS: world rendezvous through root_comm_id (global comms
  *   only)
@@ -194,9 +208,24 @@ enum {
 	ENCD_A_TOPO_POD_SZ,
 	ENCD_A_TOPO_RESERVATION_ID,
 	ENCD_A_TOPO_VIRTUAL_SERVER_SIZE,
+	ENCD_A_TOPO_SOURCE,
+	ENCD_A_TOPO_SYNCED_AT,
+	ENCD_A_TOPO_POD_ELECTION,
+	ENCD_A_TOPO_NEURON_NODE_ID,
+	ENCD_A_TOPO_DEVICE,
 
 	__ENCD_A_TOPO_MAX,
 	ENCD_A_TOPO_MAX = (__ENCD_A_TOPO_MAX - 1)
+};
+
+enum {
+	ENCD_A_NEURON_DEVICE_UNSPEC,
+	ENCD_A_NEURON_DEVICE_INDEX,
+	ENCD_A_NEURON_DEVICE_CORE_COUNT,
+	ENCD_A_NEURON_DEVICE_ROUTING_ID,
+
+	__ENCD_A_NEURON_DEVICE_MAX,
+	ENCD_A_NEURON_DEVICE_MAX = (__ENCD_A_NEURON_DEVICE_MAX - 1)
 };
 
 enum {
@@ -234,6 +263,7 @@ enum encd_nl_cmd {
 	ENCD_NL_CMD_TOPO_SET,
 	ENCD_NL_CMD_VCORE_GET,
 	ENCD_NL_CMD_MODULE_GET,
+	ENCD_NL_CMD_TOPO_SYNC,
 
 	__ENCD_NL_CMD_MAX,
 	ENCD_NL_CMD_MAX = (__ENCD_NL_CMD_MAX - 1)
