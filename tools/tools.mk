@@ -4,7 +4,7 @@
 
 ENCCTL := $(BUILD)/tools/encctl
 ENCCTL_SRCS := $(wildcard $(TOP)/tools/encctl/*.c)
-ENCCTL_HDRS := $(wildcard $(TOP)/tools/encctl/*.h)
+ENCCTL_HDRS := $(wildcard $(TOP)/tools/encctl/*.h) $(TOP)/tools/neuron/neuron_abi.h
 ENCCTL_LIBS := $(shell pkg-config --libs libmnl json-c 2>/dev/null || echo -lmnl -ljson-c)
 
 .PHONY: tools
@@ -13,5 +13,5 @@ tools: $(ENCCTL)
 $(ENCCTL): $(ENCCTL_SRCS) $(ENCCTL_HDRS) $(LIBENC_JSON_A) $(LIBENC_A) uapi/linux/encd.h \
 		uapi/linux/encd_netlink.h
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -DENCCTL_VERSION='"$(ENCD_VERSION)"' -o $@ $(ENCCTL_SRCS) \
+	$(CC) $(USER_CFLAGS) -I$(TOP)/tools/neuron -DENCCTL_VERSION='"$(ENCD_VERSION)"' -o $@ $(ENCCTL_SRCS) \
 		$(LIBENC_JSON_A) $(LIBENC_A) $(LIBENC_JSON_LDLIBS) $(LIBENC_LDLIBS) $(ENCCTL_LIBS)

@@ -203,6 +203,7 @@ static const struct {
 } owners[] = {
 	{ (const char *const[]){ "world join", "world launch", NULL }, encctl_world_opts },
 	{ (const char *const[]){ "program sign", NULL }, encctl_sign_opts },
+	{ (const char *const[]){ "topo sync", NULL }, encctl_topo_sync_opts },
 };
 
 /* Adds the names of @opts that @match(@name, option) to @hits. */

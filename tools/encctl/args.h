@@ -55,6 +55,7 @@ extern const struct encctl_opt encctl_global_opts[];
 /* The commands that have dash options, for saying where a misplaced one goes. */
 extern const struct encctl_opt encctl_world_opts[];
 extern const struct encctl_opt encctl_sign_opts[];
+extern const struct encctl_opt encctl_topo_sync_opts[];
 
 enum {
 	ENCCTL_OPT_END = -1,	/* no more words */

@@ -69,6 +69,8 @@ static void print_host(const struct encctl_topo *topo, bool allow_insecure, unsi
 	print_uint(PRINT_ANY, "reservation_id", ", reservation %llu", topo->reservation_id);
 	print_uint(PRINT_ANY, "virtual_server_size", ", virtual server size %llu\n",
 		   topo->virtual_server_size);
+	print_text("encd: ");
+	encctl_topo_source_print(topo);
 	print_close();
 	print_bool(PRINT_JSON, "allow_insecure_worlds", NULL, allow_insecure);
 	if (allow_insecure)

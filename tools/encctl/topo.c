@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * encctl topo [show]: the host's topology and its virtual NeuronCores.
- * encctl topo set KEY VALUE...: change the simulated host (CAP_NET_ADMIN).
+ * encctl topo set KEY VALUE...: change the module parameters' host facts.
+ * encctl topo sync: put the Neuron driver's facts in force (both need
+ * CAP_NET_ADMIN).
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
 
 #include "args.h"
 #include "encctl.h"
+#include "neuron.h"
 #include "print.h"
 #include "state.h"
 #include "topo.h"
@@ -21,21 +27,52 @@ static int topo_help(int argc, char **argv)
 	printf("Usage: encctl [-j [-p]] topo [show]\n"
 	       "       encctl topo set [pod-type none|p2p|switch|invalid|N] [pod-node-id N]\n"
 	       "                       [pod-sz N] [reservation-id N] [virtual-server-size N]\n"
+	       "       encctl [-j [-p]] topo sync [--sysfs DIR] [--dev DIR] [--wait SECONDS]\n"
+	       "       encctl topo sync --params\n"
 	       "       encctl topo help\n"
 	       "\n"
 	       "show: the host's topology (the facts libnrt reads from its device driver,\n"
-	       "see Documentation/libnrt.rst) and every virtual NeuronCore. set: changes\n"
-	       "the simulated device broker's host facts, all at once; comms built before\n"
-	       "keep theirs. It needs CAP_NET_ADMIN.\n");
+	       "see Documentation/libnrt.rst), where they come from, and every virtual\n"
+	       "NeuronCore. set: changes the module parameters' host facts, all at once.\n"
+	       "sync: reads the Neuron driver (the class directory --sysfs, default\n"
+	       NEURON_SYSFS_CLASS_DIR ", and the pod ioctls of the device nodes in\n"
+	       "--dev, default /dev) and puts its facts in force, saying where each came\n"
+	       "from; while its pod election runs, --wait syncs again when it ends, for\n"
+	       "at most SECONDS. --params puts the module parameters back in force. Comms\n"
+	       "built before keep their facts. set and sync need CAP_NET_ADMIN;\n"
+	       "Documentation/assumptions.rst says what encd makes of each driver fact.\n");
 	return ENCCTL_EXIT_OK;
+}
+
+static void device_add(struct encctl_topo *topo, const struct nlattr *nest)
+{
+	const struct nlattr *tb[ENCD_A_NEURON_DEVICE_MAX + 1] = {};
+	struct encctl_topo_device *d;
+
+	if (topo->n_dev >= ENCD_NEURON_MAX_DEVICES)
+		return;
+	encctl_nl_parse_nested(nest, tb, ENCD_A_NEURON_DEVICE_MAX);
+	d = &topo->dev[topo->n_dev++];
+	d->index = encctl_attr_u32(tb[ENCD_A_NEURON_DEVICE_INDEX], 0);
+	d->core_count = encctl_attr_u32(tb[ENCD_A_NEURON_DEVICE_CORE_COUNT], 0);
+	d->routing_id = encctl_attr_u32(tb[ENCD_A_NEURON_DEVICE_ROUTING_ID], 0);
 }
 
 static int topo_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[ENCD_A_TOPO_MAX + 1] = {};
 	struct encctl_topo *topo = data;
+	const struct nlattr *attr;
 
 	encctl_nl_parse(nlh, tb, ENCD_A_TOPO_MAX);
+	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(attr) == ENCD_A_TOPO_DEVICE)
+			device_add(topo, attr);
+	topo->source = encctl_attr_u32(tb[ENCD_A_TOPO_SOURCE], ENCD_TOPO_SOURCE_PARAMS);
+	topo->synced_at = encctl_attr_u64(tb[ENCD_A_TOPO_SYNCED_AT], 0);
+	topo->election = encctl_attr_u8(tb[ENCD_A_TOPO_POD_ELECTION], 0);
+	topo->neuron_node_id = tb[ENCD_A_TOPO_NEURON_NODE_ID] ?
+		(int32_t)mnl_attr_get_u32(tb[ENCD_A_TOPO_NEURON_NODE_ID]) : -1;
 	topo->num_vcores = encctl_attr_u32(tb[ENCD_A_TOPO_NUM_VCORES], 0);
 	topo->pod_type = encctl_attr_u32(tb[ENCD_A_TOPO_POD_TYPE], 0);
 	topo->pod_node_id = encctl_attr_u32(tb[ENCD_A_TOPO_POD_NODE_ID], 0);
@@ -72,6 +109,59 @@ static int vcore_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+const char *encctl_topo_source_name(uint32_t source)
+{
+	return source == ENCD_TOPO_SOURCE_NEURON ? "neuron" :
+	       source == ENCD_TOPO_SOURCE_PARAMS ? "params" : "unknown";
+}
+
+void encctl_topo_source_print(const struct encctl_topo *topo)
+{
+	char when[64] = "";
+	time_t at = topo->synced_at;
+	struct tm tm;
+
+	if (topo->source == ENCD_TOPO_SOURCE_NEURON)
+		print_string(PRINT_ANY, "source", "topology from the Neuron driver", "neuron");
+	else
+		print_string(PRINT_ANY, "source", "topology from the module parameters", "params");
+	if (at && gmtime_r(&at, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	if (at) {
+		print_uint(PRINT_JSON, "synced_at", NULL, topo->synced_at);
+		print_text(topo->source == ENCD_TOPO_SOURCE_NEURON ? " (synced %s, %llds ago)" :
+			   " (the driver's, synced %s, %llds ago, is not in force)",
+			   when, (long long)(time(NULL) - at));
+	} else {
+		print_null("synced_at");
+		if (topo->source == ENCD_TOPO_SOURCE_PARAMS)
+			print_text(" (never synced from a Neuron driver)");
+	}
+	print_bool(PRINT_JSON, "pod_election", NULL, topo->election);
+	if (topo->election)
+		print_text("; the Neuron driver is electing the pod: no global comm until a sync "
+			   "after it");
+	print_text("\n");
+}
+
+static void devices_print(const struct encctl_topo *topo)
+{
+	unsigned int i;
+
+	print_open_array("devices");
+	for (i = 0; i < topo->n_dev; i++) {
+		print_open_object(NULL);
+		print_text(i ? ", " : "Neuron devices: ");
+		print_uint(PRINT_ANY, "index", "neuron%llu", topo->dev[i].index);
+		print_uint(PRINT_ANY, "core_count", " %llu cores", topo->dev[i].core_count);
+		print_uint(PRINT_ANY, "routing_id", " rid %llu", topo->dev[i].routing_id);
+		print_close();
+	}
+	print_close();
+	if (topo->n_dev)
+		print_text("\n");
+}
+
 static int show(struct encctl_nl *nl)
 {
 	struct encctl_topo topo;
@@ -88,6 +178,12 @@ static int show(struct encctl_nl *nl)
 	print_uint(PRINT_ANY, "reservation_id", " reservation %llu", topo.reservation_id);
 	print_uint(PRINT_ANY, "virtual_server_size", " virtual-server-size %llu\n",
 		   topo.virtual_server_size);
+	encctl_topo_source_print(&topo);
+	if (topo.synced_at)
+		print_int(PRINT_JSON, "neuron_node_id", NULL, topo.neuron_node_id);
+	else
+		print_null("neuron_node_id");
+	devices_print(&topo);
 	print_uint(PRINT_ANY, "num_vcores", "%llu virtual NeuronCores:\n", topo.num_vcores);
 	print_text("   VNC NEC_DEV  MLA HOST_DEVICE ROUTING VTPB\n");
 	print_open_array("vcores");
@@ -206,9 +302,196 @@ static int topo_set(int argc, char **argv)
 	return ret;
 }
 
+enum { SYNC_SYSFS, SYNC_DEV, SYNC_WAIT, SYNC_PARAMS };
+
+const struct encctl_opt encctl_topo_sync_opts[] = {
+	{ "--sysfs", true, SYNC_SYSFS },
+	{ "--dev", true, SYNC_DEV },
+	{ "--wait", true, SYNC_WAIT },
+	{ "--params", false, SYNC_PARAMS },
+	{ NULL, false, 0 },
+};
+
+/* The name the kernel's errors blame an attribute of TOPO_SYNC by. */
+static const char *sync_attr_name(uint16_t type)
+{
+	switch (type) {
+	case ENCD_A_TOPO_DEVICE:
+		return "a device";
+	case ENCD_A_TOPO_NEURON_NODE_ID:
+		return "the node id";
+	case ENCD_A_TOPO_POD_TYPE:
+		return "the pod type";
+	case ENCD_A_TOPO_POD_SZ:
+		return "the pod size";
+	default:
+		return NULL;
+	}
+}
+
+/* Hands @nr (NULL: the parameters again) to the module. 0, or -1 after saying why. */
+static int sync_send(struct encctl_nl *nl, const struct encctl_neuron *nr)
+{
+	struct nlmsghdr *req = encctl_nl_request(nl, ENCD_NL_CMD_TOPO_SYNC, 0);
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!nr) {
+		mnl_attr_put_u32(req, ENCD_A_TOPO_SOURCE, ENCD_TOPO_SOURCE_PARAMS);
+		return encctl_nl_talk(nl, req, NULL, NULL, "topo sync", sync_attr_name);
+	}
+	mnl_attr_put_u32(req, ENCD_A_TOPO_SOURCE, ENCD_TOPO_SOURCE_NEURON);
+	mnl_attr_put_u32(req, ENCD_A_TOPO_POD_TYPE, nr->pod_type);
+	mnl_attr_put_u32(req, ENCD_A_TOPO_POD_SZ, nr->pod_sz);
+	mnl_attr_put_u32(req, ENCD_A_TOPO_NEURON_NODE_ID, (uint32_t)nr->node_id);
+	mnl_attr_put_u8(req, ENCD_A_TOPO_POD_ELECTION, nr->election);
+	if (nr->has_reservation)
+		mnl_attr_put_u64(req, ENCD_A_TOPO_RESERVATION_ID, nr->reservation_id);
+	for (i = 0; i < nr->n; i++) {
+		nest = mnl_attr_nest_start(req, ENCD_A_TOPO_DEVICE);
+		mnl_attr_put_u32(req, ENCD_A_NEURON_DEVICE_INDEX, nr->dev[i].index);
+		mnl_attr_put_u32(req, ENCD_A_NEURON_DEVICE_CORE_COUNT, nr->dev[i].core_count);
+		mnl_attr_put_u32(req, ENCD_A_NEURON_DEVICE_ROUTING_ID, nr->dev[i].routing_id);
+		mnl_attr_nest_end(req, nest);
+	}
+	return encctl_nl_talk(nl, req, NULL, NULL, "topo sync", sync_attr_name);
+}
+
+/* What a sync put in force, and where each fact came from. */
+static void sync_print(const struct encctl_neuron *nr)
+{
+	unsigned int i, cores = 0;
+
+	for (i = 0; i < nr->n; i++)
+		cores += nr->dev[i].core_count;
+	print_open_object(NULL);
+	print_string(PRINT_JSON, "source", NULL, "neuron");
+	print_text("synced from the Neuron driver: %u device%s, %u cores\n", nr->n,
+		   nr->n == 1 ? "" : "s", cores);
+	print_open_array("devices");
+	for (i = 0; i < nr->n; i++) {
+		print_open_object(NULL);
+		print_uint(PRINT_ANY, "index", "  neuron%llu:", nr->dev[i].index);
+		print_uint(PRINT_ANY, "core_count", " %llu cores", nr->dev[i].core_count);
+		print_uint(PRINT_ANY, "routing_id", ", routing id %llu\n", nr->dev[i].routing_id);
+		print_close();
+	}
+	print_close();
+	print_bool(PRINT_JSON, "pod_election", NULL, nr->election);
+	if (nr->election) {
+		print_text("  pod: the election is running: no global comm until it ends\n");
+	} else {
+		print_string(PRINT_ANY, "pod_type", "  pod: %s",
+			     encctl_pod_type_name(nr->node_id < 0 ? ENCD_POD_TYPE_NONE : nr->pod_type));
+		print_uint(PRINT_ANY, "pod_sz", ", %llu nodes", nr->pod_sz);
+		print_int(PRINT_ANY, "node_id", ", node %lld\n", nr->node_id);
+	}
+	if (nr->has_reservation)
+		print_uint(PRINT_ANY, "reservation_id", "  reservation id %llu\n",
+			   nr->reservation_id);
+	else
+		print_null("reservation_id");
+	print_open_object("from");
+	print_string(PRINT_ANY, "cores", "  cores from %s\n", nr->cores_from);
+	print_string(PRINT_ANY, "routing_id", "  routing ids from %s\n", nr->rid_from);
+	print_string(PRINT_ANY, "pod", "  pod from %s\n", nr->pod_from);
+	print_string(PRINT_ANY, "reservation_id", "  reservation id from %s\n",
+		     nr->reservation_from);
+	print_close();
+	print_close();
+	print_doc_end();
+}
+
+static int topo_sync(int argc, char **argv)
+{
+	struct encctl_optparse p = {
+		.where = "topo sync", .opts = encctl_topo_sync_opts, .argc = argc, .argv = argv,
+	};
+	const char *sysfs = NEURON_SYSFS_CLASS_DIR, *dev = "/dev", *val;
+	struct encctl_neuron nr;
+	bool params = false, other = false;
+	struct encctl_nl nl;
+	uint32_t wait_s = 0;
+	time_t deadline;
+	int id, ret;
+
+	while ((id = encctl_opt_next(&p, &val)) != ENCCTL_OPT_END) {
+		switch (id) {
+		case ENCCTL_OPT_BAD:
+			return ENCCTL_EXIT_USAGE;
+		case ENCCTL_OPT_WORD:
+			return encctl_err(ENCCTL_EXIT_USAGE,
+					  "topo sync: unexpected '%s'; it takes only options", val);
+		case SYNC_SYSFS:
+			sysfs = val;
+			other = true;
+			break;
+		case SYNC_DEV:
+			dev = val;
+			other = true;
+			break;
+		case SYNC_WAIT:
+			if (encctl_parse_u32("topo sync", "--wait", val, 86400, &wait_s))
+				return ENCCTL_EXIT_USAGE;
+			other = true;
+			break;
+		case SYNC_PARAMS:
+			params = true;
+			break;
+		}
+	}
+	if (params && other)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "topo sync: --params reads no driver: it takes no other option");
+	if (!params && encctl_neuron_read(sysfs, dev, &nr))
+		return ENCCTL_EXIT_FAIL;
+	if (encctl_nl_open(&nl))
+		return ENCCTL_EXIT_FAIL;
+	if (params) {
+		ret = sync_send(&nl, NULL) ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
+		if (!ret) {
+			print_open_object(NULL);
+			print_string(PRINT_ANY, "source", "topology from the module parameters\n",
+				     "params");
+			print_close();
+			print_doc_end();
+		}
+		goto out;
+	}
+	/* An election: its facts are not known yet, and no comm is built until they are. */
+	deadline = time(NULL) + wait_s;
+	while (nr.election && time(NULL) < deadline) {
+		if (sync_send(&nl, &nr)) {
+			ret = ENCCTL_EXIT_FAIL;
+			goto out;
+		}
+		sleep(1);
+		if (encctl_neuron_read(sysfs, dev, &nr)) {
+			ret = ENCCTL_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (sync_send(&nl, &nr)) {
+		ret = ENCCTL_EXIT_FAIL;
+		goto out;
+	}
+	if (nr.election && wait_s) {
+		ret = encctl_err(ENCCTL_EXIT_FAIL, "topo sync: the pod election did not end within "
+				 "%u s; synced as electing: no global comm is built until a sync "
+				 "after it", wait_s);
+		goto out;
+	}
+	sync_print(&nr);
+	ret = ENCCTL_EXIT_OK;
+out:
+	encctl_nl_close(&nl);
+	return ret;
+}
+
 static const struct cmd cmds[] = {
 	{ "show", topo_show },
 	{ "set", topo_set },
+	{ "sync", topo_sync },
 	{ "help", topo_help },
 	{ NULL, NULL },
 };
