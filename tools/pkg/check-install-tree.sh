@@ -94,6 +94,8 @@ expected() {
 	echo "$prefix/share/man/man8/encctl.8"
 	echo "$prefix/share/bash-completion/completions/encctl"
 	echo "/etc/udev/rules.d/60-encd.rules"
+	echo "/etc/udev/rules.d/61-encd-neuron.rules"
+	echo "/etc/systemd/system/encd-topo-sync.service"
 	echo "/etc/modprobe.d/encd.conf"
 	echo "/lib/modules/$kver/updates/encd.ko"
 	# Someone else's, from before the install.

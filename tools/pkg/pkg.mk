@@ -16,7 +16,8 @@
 # install-lib: libenc and libenc-json, their headers with uapi/linux/encd.h,
 # .pc files and man pages; then encctl, encctl(8) and its bash completion)
 # and install-system (the udev rule that gives /dev/encd to ENCD_GROUP, mode
-# 0660, and the commented modprobe.d sample). Each part is staged under
+# 0660, the udev rule and systemd unit that sync the topology from the
+# Neuron driver, and the commented modprobe.d sample). Each part is staged under
 # build/install/stage/ first; tools/pkg/install-tree.sh copies it into
 # DESTDIR and keeps a manifest per part under build/install/manifests/, which
 # `make uninstall` reads. With DESTDIR set, depmod and ldconfig are left to
@@ -32,6 +33,9 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 # administrator's own rules are; a package passes /lib/udev/rules.d.
 UDEVRULESDIR ?= /etc/udev/rules.d
 MODPROBEDIR ?= /etc/modprobe.d
+# The unit the Neuron udev rule starts; a package passes /lib/systemd/system.
+SYSTEMDUNITDIR ?= /etc/systemd/system
+SYSTEMCTL ?= /bin/systemctl
 MODULEDIR ?= /lib/modules/$(KVER)/updates
 DKMSSRCDIR ?= /usr/src
 ENCD_GROUP ?= encd
@@ -70,9 +74,14 @@ install-system:
 		echo "ENCD_GROUP='$(ENCD_GROUP)' is not a group name (lower case, digits, _ and -)" >&2; \
 		exit 1; }
 	rm -rf $(PKG_STAGE)/system
-	install -d $(PKG_STAGE)/system$(UDEVRULESDIR) $(PKG_STAGE)/system$(MODPROBEDIR)
+	install -d $(PKG_STAGE)/system$(UDEVRULESDIR) $(PKG_STAGE)/system$(MODPROBEDIR) \
+		$(PKG_STAGE)/system$(SYSTEMDUNITDIR)
 	sed 's/@ENCD_GROUP@/$(ENCD_GROUP)/g' $(PKG_DIR)/60-encd.rules.in \
 		> $(PKG_STAGE)/system$(UDEVRULESDIR)/60-encd.rules
+	sed 's|@SYSTEMCTL@|$(SYSTEMCTL)|g' $(PKG_DIR)/61-encd-neuron.rules.in \
+		> $(PKG_STAGE)/system$(UDEVRULESDIR)/61-encd-neuron.rules
+	sed 's|@SBINDIR@|$(SBINDIR)|g' $(PKG_DIR)/encd-topo-sync.service.in \
+		> $(PKG_STAGE)/system$(SYSTEMDUNITDIR)/encd-topo-sync.service
 	install -m 0644 $(PKG_DIR)/encd.conf $(PKG_STAGE)/system$(MODPROBEDIR)/encd.conf
 	$(call pkg_install,system)
 	@[ -n "$(DESTDIR)" ] || getent group $(ENCD_GROUP) >/dev/null || \
