@@ -209,7 +209,8 @@ expect abbreviated_object_is_refused 2 \
 expect abbreviated_command_is_refused 2 \
 	"^encctl: comm: unknown command 'sh' \\(words are never abbreviated\\); did you mean show\\?$" \
 	"$encctl" comm sh
-expect ambiguous_abbreviation_names_both 2 "unknown command 's' .*did you mean show or set\\?" \
+expect ambiguous_abbreviation_names_every_match 2 \
+	"unknown command 's' .*did you mean show, set or sync\\?" \
 	"$encctl" topo s
 expect abbreviated_keyword_is_refused 2 \
 	"topo set: unknown argument 'pod-ty' .*did you mean pod-type\\?" \

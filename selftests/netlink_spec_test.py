@@ -90,7 +90,7 @@ GCOMM_FLAGS = {"check-sigs"}
 TOPO_FIELDS = [("num_vcores", "num-vcores"), ("pod_type", "pod-type"),
                ("pod_node_id", "pod-node-id"), ("pod_sz", "pod-sz"),
                ("reservation_id", "reservation-id"),
-               ("virtual_server_size", "virtual-server-size")]
+               ("virtual_server_size", "virtual-server-size"), ("source", "source")]
 
 
 @case
