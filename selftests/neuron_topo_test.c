@@ -7,7 +7,8 @@
  * at a directory with no device node: the sysfs-only path, where every
  * fact, attribute and piece of garbage is the test's to choose. The fake
  * driver module (selftests/neuron_fake/) gives the same with real sysfs
- * attributes, device nodes and ioctls: the cases at the end.
+ * attributes, device nodes and ioctls: the "fake" cases at the end, which
+ * load it with the facts each needs.
  */
 #include <dirent.h>
 #include <ftw.h>
@@ -386,6 +387,197 @@ TEST_F(tree, a_device_that_goes_away_fails_its_world_naming_it)
 	close(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
+/* --- the fake driver: real sysfs attributes, device nodes and ioctls --- */
+
+FIXTURE(fake) {
+	int fd;
+	bool loaded;
+	char out[16384];
+	char buf[512];
+};
+
+/* Loads neuron_fake with @params; skips when the VM has no fake driver. */
+static void load_fake(struct __test_metadata *_metadata, FIXTURE_DATA(fake) *self,
+		      const char *params)
+{
+	const char *ko = getenv("NEURON_FAKE_KO");
+	char cmd[1024];
+
+	if (!ko || access(ko, R_OK))
+		SKIP(return, "no fake Neuron driver (NEURON_FAKE_KO=%s)", ko ? ko : "");
+	snprintf(cmd, sizeof(cmd), "insmod %s %s", ko, params);
+	ASSERT_EQ(0, system(cmd));
+	self->loaded = true;
+}
+
+static int fake_param(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/neuron_fake/parameters/%s", name);
+	return encd_write_str(path, val);
+}
+
+static int sync_fake(FIXTURE_DATA(fake) *self)
+{
+	return encctl(self->out, sizeof(self->out), "-j topo sync");
+}
+
+FIXTURE_SETUP(fake)
+{
+	self->fd = encd_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(fake)
+{
+	char out[1024];
+
+	close(self->fd);
+	encctl(out, sizeof(out), "topo sync --params");
+	if (self->loaded)
+		system("rmmod neuron_fake");
+}
+
+TEST_F(fake, the_pod_and_routing_ids_come_from_the_driver_s_ioctls)
+{
+	struct encd_glb_comm_header hdr;
+
+	load_fake(_metadata, self, "n_devices=4 core_count=2 pod_type=1 pod_sz=4 node_id=3 mode=1");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_STREQ("NEURON_IOCTL_POD_STATUS_V2 on /dev/neuron0",
+		     j_str(self->out, "from.pod", self->buf, sizeof(self->buf)));
+	ASSERT_STREQ("NEURON_IOCTL_HOST_DEVICE_ID_TO_RID_MAP on /dev/neuron0",
+		     j_str(self->out, "from.routing_id", self->buf, sizeof(self->buf)));
+	ASSERT_STREQ("sysfs core_count", j_str(self->out, "from.cores", self->buf, 512));
+	test_cmd(encd_build(self->fd, 0, 0, 1, 0, NULL));
+	test_cmd(encd_get(self->fd, 0, 0, &hdr));
+	ASSERT_EQ(3, hdr.routing_id);
+	ASSERT_EQ(ENCD_POD_TYPE_P2P, hdr.pod_type);
+	ASSERT_EQ(3, hdr.pod_node_id);
+	ASSERT_EQ(4, hdr.pod_sz);
+	test_cmd(encd_build(self->fd, 7, 0, 1, 0, NULL));
+	test_cmd(encd_get(self->fd, 7, 0, &hdr));
+	ASSERT_EQ(3, hdr.mla_idx);
+	ASSERT_EQ(0, hdr.routing_id);
+	test_err(ENODEV, "Failed to find core 8", encd_build(self->fd, 8, 0, 1, 0, NULL));
+}
+
+TEST_F(fake, pods_at_their_bounds)
+{
+	load_fake(_metadata, self, "n_devices=2 core_count=2 pod_type=1 pod_sz=4 node_id=3");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_cmd(encd_build(self->fd, 0, 0, 1, 0, NULL));
+
+	/* P2P: the bound is the pod size. */
+	ASSERT_EQ(0, fake_param("node_id", "4"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_why(EINVAL, ENCD_REASON_TOPOLOGY, "Invalid pod_node_id: 4 (pod_size: 4) pod_type:1",
+		 encd_build(self->fd, 1, 0, 1, 0, NULL));
+
+	/* A switch: the bound is 4, whatever the size; comms built before keep theirs. */
+	ASSERT_EQ(0, fake_param("pod_type", "2"));
+	ASSERT_EQ(0, fake_param("pod_sz", "8"));
+	ASSERT_EQ(0, fake_param("node_id", "3"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_cmd(encd_build(self->fd, 1, 0, 1, 0, NULL));
+	ASSERT_EQ(0, fake_param("node_id", "4"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_why(EINVAL, ENCD_REASON_TOPOLOGY, "Invalid pod_node_id: 4 (pod_size: 8) pod_type:2",
+		 encd_build(self->fd, 2, 0, 1, 0, NULL));
+	test_cmd(encd_build(self->fd, 0, 0, 1, 0, NULL));
+}
+
+TEST_F(fake, off_a_pod_p2p_of_size_0_and_node_minus_1_is_no_pod)
+{
+	struct encd_glb_comm_header hdr;
+
+	load_fake(_metadata, self, "n_devices=1 pod_type=1 pod_sz=0 node_id=-1");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_STREQ("none", j_str(self->out, "pod_type", self->buf, sizeof(self->buf)));
+	test_cmd(encd_build(self->fd, 0, 0, 1, 0, NULL));
+	test_cmd(encd_get(self->fd, 0, 0, &hdr));
+	ASSERT_EQ(ENCD_POD_TYPE_NONE, hdr.pod_type);
+}
+
+TEST_F(fake, an_election_the_ioctl_reports_holds_comms_back)
+{
+	load_fake(_metadata, self, "n_devices=2 pod_type=1 pod_sz=2 node_id=0 busy=1");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_STREQ("true", j_str(self->out, "pod_election", self->buf, sizeof(self->buf)));
+	test_why(EAGAIN, ENCD_REASON_TOPOLOGY, NULL, encd_build(self->fd, 0, 0, 1, 0, NULL));
+	ASSERT_EQ(0, fake_param("busy", "0"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_cmd(encd_build(self->fd, 0, 0, 1, 0, NULL));
+}
+
+TEST_F(fake, without_device_nodes_the_class_attributes_stand)
+{
+	struct encd_glb_comm_header hdr;
+
+	load_fake(_metadata, self, "n_devices=2 no_cdev=1 pod_type=1 pod_sz=4 node_id=2");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(j_str(self->out, "from.pod", self->buf, sizeof(self->buf)),
+			       "sysfs node_id_4")) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(j_str(self->out, "from.routing_id", self->buf, 512),
+			       "taken equal to the device index"));
+	test_cmd(encd_build(self->fd, 2, 0, 1, 0, NULL));
+	test_cmd(encd_get(self->fd, 2, 0, &hdr));
+	ASSERT_EQ(1, hdr.routing_id);
+	ASSERT_EQ(2, hdr.pod_node_id);
+}
+
+TEST_F(fake, a_missing_attribute_is_worked_around_and_garbage_refused)
+{
+	load_fake(_metadata, self, "n_devices=2 omit=core_count@1");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(j_str(self->out, "from.cores", self->buf, sizeof(self->buf)),
+			       "neuron_coreM directories where it is missing"));
+	ASSERT_EQ(0, system("rmmod neuron_fake"));
+	self->loaded = false;
+	load_fake(_metadata, self, "n_devices=2 garbage=core_count@0");
+	ASSERT_EQ(1, sync_fake(self));
+	ASSERT_NE(NULL, strstr(self->out, "neuron0/core_count reads 'junk', not a core count"))
+		TH_LOG("%s", self->out);
+}
+
+TEST_F(fake, a_device_removed_under_a_live_world_fails_it_naming_the_device)
+{
+	int go[2];
+	pid_t pid;
+	int st;
+
+	load_fake(_metadata, self, "n_devices=2 core_count=1");
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(go[1]);
+		rank1(go[0]);
+	}
+	close(go[0]);
+	test_cmd(encd_build_root(self->fd, 0, 0, 2, 0, ROOT));
+	test_cmd(encd_setup(self->fd, 0, 0, 20000, NULL));
+	ASSERT_EQ(0, fake_param("remove_device", "1"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_why(ENODEV, ENCD_REASON_DEVICE_LOST,
+		 "neuron1, the Neuron device of core 1 (rank 1), went away",
+		 encd_barrier(self->fd, 0, 0, 0, ENCD_GROUP_GLOBAL, 5000, NULL));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, fake_param("add_device", "1"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	test_cmd(encd_build(self->fd, 1, 0, 1, 0, NULL));
+}
+
+TEST_F(fake, an_unprivileged_sync_is_refused)
+{
+	load_fake(_metadata, self, "n_devices=1");
+	ASSERT_EQ(1, encctl_nobody(self->out, sizeof(self->out), "topo sync"));
+	ASSERT_NE(NULL, strstr(self->out, "Operation not permitted")) TH_LOG("%s", self->out);
 }
 
 TEST_HARNESS_MAIN

@@ -307,6 +307,11 @@ static int read_reservation(const char *sysfs, struct encctl_neuron *nr)
 	if (err)
 		return encctl_err(-1, "topo sync: reading %s/%s: %s", sysfs,
 				  NEURON_SYSFS_RESERVATION_ID, strerror(-err));
+	/* Off a pod it is empty, during the election "busy": none yet. */
+	if (!buf[0] || !strcmp(buf, NEURON_SYSFS_BUSY)) {
+		FROM(nr->reservation_from, "sysfs reservation_id reads '%s': 0", buf);
+		return 0;
+	}
 	errno = 0;
 	nr->reservation_id = strtoull(buf, &end, 0);
 	if (!buf[0] || *end || errno || buf[0] == '-')
