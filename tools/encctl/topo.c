@@ -144,6 +144,7 @@ void encctl_topo_source_print(const struct encctl_topo *topo)
 	print_text("\n");
 }
 
+/* JSON: every device; text: one line, "neuron0..neuron15 (16), 2 cores each, routing ids ...". */
 static void devices_print(const struct encctl_topo *topo)
 {
 	unsigned int i;
@@ -151,15 +152,20 @@ static void devices_print(const struct encctl_topo *topo)
 	print_open_array("devices");
 	for (i = 0; i < topo->n_dev; i++) {
 		print_open_object(NULL);
-		print_text(i ? ", " : "Neuron devices: ");
-		print_uint(PRINT_ANY, "index", "neuron%llu", topo->dev[i].index);
-		print_uint(PRINT_ANY, "core_count", " %llu cores", topo->dev[i].core_count);
-		print_uint(PRINT_ANY, "routing_id", " rid %llu", topo->dev[i].routing_id);
+		print_uint(PRINT_JSON, "index", NULL, topo->dev[i].index);
+		print_uint(PRINT_JSON, "core_count", NULL, topo->dev[i].core_count);
+		print_uint(PRINT_JSON, "routing_id", NULL, topo->dev[i].routing_id);
 		print_close();
 	}
 	print_close();
-	if (topo->n_dev)
-		print_text("\n");
+	if (!topo->n_dev)
+		return;
+	print_text("Neuron devices: neuron%u..neuron%u (%u), %u cores each, routing ids",
+		   topo->dev[0].index, topo->dev[topo->n_dev - 1].index, topo->n_dev,
+		   topo->dev[0].core_count);
+	for (i = 0; i < topo->n_dev; i++)
+		print_text(" %u", topo->dev[i].routing_id);
+	print_text("\n");
 }
 
 static int show(struct encctl_nl *nl)

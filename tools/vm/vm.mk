@@ -71,4 +71,6 @@ vm-demo: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/run.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
 		--out $(BUILD)/$(VM_KVER)/demo --mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- \
-		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko bash $(TOP)/tools/demo.sh
+		env ENCD_KO=$(BUILD)/$(VM_KVER)/kmod/encd.ko \
+		NEURON_FAKE_KO=$(BUILD)/$(VM_KVER)/selftests/neuron_fake/neuron_fake.ko \
+		bash $(TOP)/tools/demo.sh
