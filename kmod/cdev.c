@@ -163,15 +163,27 @@ bool encd_file_holds(struct encd_file *file, unsigned int slot)
  * @ctx_id: the context the caller named
  * @slot: out: encd_slot() of the core and context
  *
+ * A core a topology sync took away still names the comm built on it, so
+ * that its holders can look at it and release it (a core's nec_dev_id is
+ * its number in either source).
+ *
  * Return: 0, -ENODEV for an unknown core or -EINVAL for a bad context,
  * with the sentences every command gives.
  */
 int encd_ucmd_slot(struct encd_ucmd *ucmd, u32 vnc, u32 ctx_id, unsigned int *slot)
 {
 	struct encd_vcore vcore;
+	struct encd_gcomm *g;
 
-	if (encd_topology_get_vcore(vnc, &vcore))
-		return encd_fail(ucmd, -ENODEV, "Failed to find core %u", vnc);
+	if (encd_topology_get_vcore(vnc, &vcore)) {
+		g = vnc < ENCD_NEC_MAX_DEVICES && ctx_id < ENCD_MAX_CONTEXTS ?
+		    encd_get_global_comm(vnc, ctx_id) : NULL;
+		if (!g)
+			return encd_fail(ucmd, -ENODEV, "Failed to find core %u", vnc);
+		encd_gcomm_put(g);
+		*slot = encd_slot(vnc, ctx_id);
+		return 0;
+	}
 	if (ctx_id >= ENCD_MAX_CONTEXTS)
 		return encd_fail(ucmd, -EINVAL, "Invalid context id %u (there are %u)",
 				 ctx_id, ENCD_MAX_CONTEXTS);

@@ -375,6 +375,8 @@ TEST_F(tree, a_device_that_goes_away_fails_its_world_naming_it)
 	close(go[0]);
 	test_cmd(encd_build_root(self->fd, 0, 0, 2, 0, ROOT));
 	test_cmd(encd_setup(self->fd, 0, 0, 20000, NULL));
+	/* A comm of another context on the device that goes. */
+	test_cmd(encd_build(self->fd, 1, 0, 1, 1, NULL));
 
 	snprintf(path, sizeof(path), "%s/neuron1", self->dir);
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -384,6 +386,11 @@ TEST_F(tree, a_device_that_goes_away_fails_its_world_naming_it)
 		 encd_barrier(self->fd, 0, 0, 0, ENCD_GROUP_GLOBAL, 5000, NULL));
 	test_why(ENODEV, ENCD_REASON_NO_CORE, "Failed to find core 1",
 		 encd_build(self->fd, 1, 0, 1, 0, NULL));
+	/* Its comms can still be looked at and released, and then the core is gone. */
+	test_cmd(encd_get(self->fd, 1, 1, NULL));
+	test_cmd(encd_release(self->fd, 1, 1));
+	test_why(ENODEV, ENCD_REASON_NO_CORE, "Failed to find core 1",
+		 encd_get(self->fd, 1, 1, NULL));
 	close(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
