@@ -37,14 +37,18 @@ static const char *encctl_path(void)
  * "setpriv ..." is) and keeps what it printed in @out; returns its exit
  * status, or -1 when it did not exit.
  */
-static int encctl_as(const char *prefix, char *out, size_t size, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 5)))
+static int encctl_as(const char *prefix, char *out, size_t size, const char *fmt, ...)
 {
 	char args[2048], cmd[2700];
 	size_t len = 0, n;
+	va_list ap;
 	FILE *p;
 	int st;
 
+	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
 	snprintf(cmd, sizeof(cmd), "%s %s %s 2>&1", prefix, encctl_path(), args);
 	out[0] = '\0';
 	p = popen(cmd, "r");
@@ -57,29 +61,10 @@ static int encctl_as(const char *prefix, char *out, size_t size, const char *fmt
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int encctl(char *out, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = encctl_as("", out, size, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int encctl_nobody(char *out, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = encctl_as("setpriv --reuid=65534 --regid=65534 --clear-groups", out, size, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define encctl(out, size, ...)		encctl_as("", out, size, __VA_ARGS__)
+/* The same as the nobody user, with no group. */
+#define encctl_nobody(out, size, ...)						\
+	encctl_as("setpriv --reuid=65534 --regid=65534 --clear-groups", out, size, __VA_ARGS__)
 
 /* The string under @key of the JSON object @doc, or "" (kept in @buf). */
 static const char *j_str(const char *doc, const char *path, char *buf, size_t size)
