@@ -529,7 +529,7 @@ struct encd_host {
  * A link (link.c): one authenticated TCP connection to another host. The
  * fields up to the handshake's are its host's, under the host's lock; the
  * rest are link.c's, used by the link's own works. Only link.c touches
- * them, but for the early budget (bootstrap.c): the other files ask its
+ * them, but for the early budget (early.c): the other files ask its
  * accessors (encd_link_peer() and its siblings).
  */
 struct encd_link {
@@ -850,6 +850,9 @@ int encd_engine_deliver(struct encd_host *h, struct encd_rank *r, struct encd_li
 			char *why, size_t why_len);
 void encd_engine_take_early(struct encd_host *h, struct encd_rank *r, struct encd_node *node,
 			    u8 type, u32 attempt);
+/* Early messages (early.c) */
+int encd_early_store(struct encd_rank *r, struct encd_link *from, u8 type, u32 src, u32 tag,
+		     u32 attempt, const void *body, u32 len, char *why, size_t why_len);
 int encd_early_charge(struct encd_msg *e, struct encd_link *l, char *why, size_t why_len);
 void encd_early_uncharge(struct encd_msg *e);
 void encd_early_drop(struct encd_rank *r, struct encd_msg *e);
