@@ -59,6 +59,7 @@ clean:
 include lib/lib.mk
 include tools/tools.mk
 include selftests/selftests.mk
+include selftests/neuron_fake/neuron_fake.mk
 include tools/vm/vm.mk
 include tools/bench/bench.mk
 include tools/netlink/netlink.mk

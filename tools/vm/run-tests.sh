@@ -16,7 +16,8 @@
 # rmmod encd, and, when the kernel has kmemleak, scan for leaks. Programs
 # find the module, the build and DIR in $ENCD_KO, $ENCD_BUILD and
 # $ENCD_SELFTESTS, and the lane in $ENCD_LANE (the build's name: debug-amd64
-# for the debug lane, the Debian kernel's version otherwise).
+# for the debug lane, the Debian kernel's version otherwise); the fake Neuron
+# driver in $NEURON_FAKE_KO.
 #
 # Test cases are counted from each program's top-level KTAP result lines; a
 # program that crashes, times out or fails without saying which case failed
@@ -64,6 +65,8 @@ kmemleak=/sys/kernel/debug/kmemleak
 echo "60000 65535" >/proc/sys/net/ipv4/ip_local_port_range
 # For tests that reload the module with other parameters or read data files.
 export ENCD_KO=$ko ENCD_BUILD=$build ENCD_SELFTESTS=$srcdir ENCD_LANE=${build##*/}
+# The fake Neuron driver the tests of Neuron topology load (neuron_fake.mk).
+export NEURON_FAKE_KO=$build/selftests/neuron_fake/neuron_fake.ko
 
 passed=0 failed=0 skipped=0
 fail() {
