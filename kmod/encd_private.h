@@ -78,7 +78,10 @@
  *                                a host's lock (a node's event) and an init
  *                                mutex (a comm's event reads its failure).
  *
- * The topology's parameter lock (kernel_param_lock) is taken alone.
+ * The module parameters' lock (kernel_param_lock(), the kernel's one mutex
+ * for every module's parameters) guards the topology (topology.c) too: a
+ * command naming its core takes it under encd_file.lock or op_lock, and
+ * nothing is taken under it.
  * Lookups in the registry take no lock: RCU and kref_get_unless_zero().
  */
 #ifndef _ENCD_PRIVATE_H
