@@ -480,6 +480,54 @@ def _():
                                                 ranks[0].error)
 
 
+@case("comm_pool_is_keyed_by_bootstrap_participants_not_participants")
+def _():
+    # libnrt keys a comm pool by the byte image of bootstrap_participants.
+    # Of three groups on one stream, group 1 has group 0's bootstrap list
+    # but other participants, group 2 group 0's participants but another
+    # bootstrap list: group 1 shares group 0's comm, group 2 has its own.
+    # Keyed by participants, it would be the other way round.
+    n, root = 2, "127.0.0.1:%d" % port()
+    progs = []
+    for r in range(n):
+        groups = [
+            {"group_id": 0, "rank": r, "rank_n": 2, "participants": [0, 1],
+             "bootstrap_participants": [0, 1], "bootstrap_rank": r, "stream_id": 1},
+            {"group_id": 1, "rank": 1 - r, "rank_n": 2, "participants": [1, 0],
+             "bootstrap_participants": [0, 1], "bootstrap_rank": r, "stream_id": 1},
+            {"group_id": 2, "rank": r, "rank_n": 2, "participants": [0, 1],
+             "bootstrap_participants": [1, 0], "bootstrap_rank": 1 - r, "stream_id": 1},
+        ]
+        ops = [{"op": "all_reduce", "size_n": 256, "dtype": 1, "group": g} for g in range(3)]
+        path = os.path.join(TMP, "pool-key-r%d.json" % r)
+        with open(path, "w") as f:
+            json.dump({"replica_groups": groups, "ops": ops}, f)
+        progs.append(path)
+    ranks = [Rank(r, r, n, root, 20000, ("--hold", "60"), program=progs[r]) for r in range(n)]
+    try:
+        for k in ranks:
+            res = k.wait_printed(60)
+            if not res or join_failed(res):
+                return False, "rank %d: %s" % (k.gid, k.error)
+            if (res["groups"]["new"], res["groups"]["hits"]) != (2, 1):
+                return False, "rank %d: %s new comms and pool hits, want 2 and 1" % (
+                    k.gid, res["groups"])
+        got = {}
+        for c in encctl_json("comm", "show"):
+            if c["root_comm_id"] != root:
+                continue
+            got[c["g_device_id"]] = sorted(
+                (tuple(x["participants"]), tuple(x["groups"]), x["refcnt"], x["rank"])
+                for x in c["nodes"] if x["stream"] == 1 and not x["global"])
+    finally:
+        stop(ranks)
+    want = {r: sorted([((0, 1), (0, 1), 2, r), ((1, 0), (2,), 1, 1 - r)]) for r in range(n)}
+    if got != want:
+        return False, "(pool key, groups, refcnt, bootstrap rank) per rank: %s, want %s" % (
+            got, want)
+    return True, "key [0, 1]: groups 0 and 1; key [1, 0]: group 2"
+
+
 @case("world_secret_admits_its_ranks_and_refuses_others_by_name")
 def _():
     n, root = 3, "127.0.0.1:%d" % port()

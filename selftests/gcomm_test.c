@@ -462,6 +462,57 @@ TEST_F(gcomm, validate_rejects_a_smaller_neff_world_before_bootstrap)
 	test_err(ENOENT, NULL, encd_release(self->fd2, 14, 0));
 }
 
+/*
+ * libnrt's other half of the rule: once the comm has been bootstrapped, a
+ * NEFF whose world is smaller than the comm's is a subset of a world that
+ * exists, and passes. A world of two child ranks (cores 0 and 1) forms;
+ * this process, another holder, validates a NEFF of one rank against core
+ * 0's comm. encd's "bootstrapped" is the comm's state: when the rank that
+ * formed the world lets go of it, the comm is BUILT again and the same
+ * NEFF is refused, as before any bootstrap.
+ */
+#define SUBWORLD_ROOT	"127.0.0.1:46751"
+
+TEST_F(gcomm, validate_passes_a_smaller_neff_world_once_bootstrapped)
+{
+	struct encd_glb_comm_header hdr;
+	struct encd_world w;
+	__u32 out = 0xdead;
+	int i;
+
+	ASSERT_EQ(0, encd_world_start(&w, 2, SUBWORLD_ROOT, 0, 0, 20000));
+	ASSERT_EQ(2, encd_world_results(&w, 60, 5));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, w.res[i].err) {
+			TH_LOG("rank %d: %s", i, w.res[i].msg);
+		}
+	}
+	test_cmd(encd_get(self->fd, 0, 0, &hdr));
+	ASSERT_EQ(ENCD_GCOMM_BOOTSTRAPPED, hdr.state);
+	ASSERT_EQ(2, hdr.g_device_cnt);
+	ASSERT_EQ(1, hdr.holders);
+
+	test_cmd(encd_validate(self->fd, 0, 0, 1, 0, &out));
+	ASSERT_EQ(0, out);	/* attached, not made */
+	test_cmd(encd_get(self->fd, 0, 0, &hdr));
+	ASSERT_EQ(2, hdr.holders);
+	ASSERT_EQ(2, hdr.g_device_cnt);
+	/* Larger is refused whatever the state. */
+	test_err(EINVAL,
+		 "World size of neff 3 is greater than world size of global communicator 2",
+		 encd_validate(self->fd2, 0, 0, 3, 0, NULL));
+
+	/* The ranks exit: their files close before they can be reaped. */
+	ASSERT_EQ(0, encd_world_end(&w, 30));
+	test_cmd(encd_get(self->fd, 0, 0, &hdr));
+	ASSERT_EQ(ENCD_GCOMM_BUILT, hdr.state);
+	ASSERT_EQ(1, hdr.holders);
+	test_err(EINVAL,
+		 "World size of neff != global communicator. Recommend nrt_build_global_comm first.",
+		 encd_validate(self->fd2, 0, 0, 1, 0, NULL));
+	test_cmd(encd_release(self->fd, 0, 0));
+}
+
 TEST_F(gcomm, reservation_id_is_64_bits_wide)
 {
 	struct encd_glb_comm_header hdr;

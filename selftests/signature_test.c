@@ -30,12 +30,15 @@ struct t_group {
 	int32_t rank;
 	uint32_t n;
 	uint32_t part[MAX_IDS];
+	const uint32_t *bpart;	/* bootstrap_participants, n of them; NULL: part */
 };
 
 struct t_stp {
 	uint32_t id;
 	uint32_t n_pairs;
 	uint32_t pairs[MAX_PAIRS][2];
+	uint32_t n_part;	/* participants; 0: the first pair */
+	uint32_t part[MAX_IDS];
 };
 
 struct t_op {
@@ -255,7 +258,7 @@ static struct enc_program *t_build(const struct t_prog *p)
 			.sendrecv = g->rank == -1,
 			.participants = g->part,
 			.participants_n = g->n,
-			.bootstrap_participants = g->part,
+			.bootstrap_participants = g->bpart ?: g->part,
 			.bootstrap_participants_n = g->n,
 		};
 
@@ -265,7 +268,8 @@ static struct enc_program *t_build(const struct t_prog *p)
 	for (i = 0; prog && i < p->n_stps; i++) {
 		const struct t_stp *s = &p->s[i];
 
-		if (enc_program_add_src_target_pairs(prog, s->id, s->pairs[0], 2))
+		if (enc_program_add_src_target_pairs(prog, s->id, s->n_part ? s->part : s->pairs[0],
+						     s->n_part ?: 2))
 			goto fail;
 		for (j = 0; j < s->n_pairs; j++)
 			if (enc_program_add_pair(prog, s->id, s->pairs[j], 2))
@@ -641,6 +645,70 @@ TEST(every_change_changes_the_digest)
 		}
 	}
 	close(fd2);
+	close(fd);
+}
+
+/*
+ * libnrt hashes a src-target-pair set's pair vectors, never its
+ * participants, and a replica group's participants, never its
+ * bootstrap_participants: two programs that differ only there sign alike,
+ * every level-1 digest and the global one. Changing a group's participants
+ * instead (the same ids, in another order) changes its digest: the
+ * comparison sees what it is given.
+ */
+TEST(participants_of_sets_and_bootstrap_participants_are_not_hashed)
+{
+	static const uint32_t bpart1[] = { 3, 2 }, bpart2[] = { 2, 1 };
+	struct encd_prog_sig gs[2][ENCD_MAX_COMM_N], ss[2][4];
+	struct t_prog p = mixed, q;
+	uint8_t base[16], sig[16];
+	char h1[33], h2[33];
+	struct ref_sigs ref;
+	uint32_t i;
+	int fd = encd_open();
+
+	ASSERT_LE(0, fd);
+	test_cmd(encd_build(fd, 0, 2, 8, 0, NULL));
+	test_cmd(t_sign_prog(fd, 0, &p, 0, base));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, gs[0], ENCD_MAX_COMM_N, ss[0], 4, NULL));
+
+	/* Both sets get participants of their own, both sendrecv groups theirs. */
+	p.s[0].n_part = 8;
+	for (i = 0; i < 8; i++)
+		p.s[0].part[i] = 7 - i;
+	p.s[1].n_part = 1;
+	p.s[1].part[0] = 6;
+	p.g[1].bpart = bpart1;
+	p.g[2].bpart = bpart2;
+	test_cmd(t_sign_prog(fd, 0, &p, 0, sig));
+	ASSERT_STREQ(hex(base, h1), hex(sig, h2));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, gs[1], ENCD_MAX_COMM_N, ss[1], 4, NULL));
+	for (i = 0; i < p.n_groups; i++) {
+		ASSERT_EQ(0, memcmp(gs[0][i].signature, gs[1][i].signature, 16))
+			TH_LOG("group %u", p.g[i].id);
+	}
+	for (i = 0; i < p.n_stps; i++) {
+		ASSERT_EQ(0, memcmp(ss[0][i].signature, ss[1][i].signature, 16))
+			TH_LOG("stp %u", p.s[i].id);
+	}
+	/* Every group hashed: a collective group's bootstrap list is left out too. */
+	test_cmd(t_sign(fd, 0, ENC_SIG_ALL_GROUPS, base));
+	p.g[3].bpart = (const uint32_t []){ 6, 2 };
+	test_cmd(t_sign_prog(fd, 0, &p, ENC_SIG_ALL_GROUPS, sig));
+	ASSERT_STREQ(hex(base, h1), hex(sig, h2));
+	ref_sign(&p, 2, ENC_SIG_ALL_GROUPS, &ref);
+	ASSERT_STREQ(hex(ref.global, h1), hex(sig, h2));
+
+	/* The control: a sendrecv group's participants reordered. */
+	q = p;
+	q.g[1].part[0] = 3;
+	q.g[1].part[1] = 2;
+	test_cmd(t_sign_prog(fd, 0, &q, 0, sig));
+	test_cmd(encd_program_get_signatures(fd, 0, 0, gs[1], ENCD_MAX_COMM_N, ss[1], 4, NULL));
+	ASSERT_NE(0, memcmp(gs[0][1].signature, gs[1][1].signature, 16));
+	ASSERT_EQ(0, memcmp(gs[0][2].signature, gs[1][2].signature, 16));
+	ref_sign(&q, 2, 0, &ref);
+	ASSERT_EQ(0, memcmp(ref.global, sig, 16));
 	close(fd);
 }
 
