@@ -518,7 +518,20 @@ TEST_F(fake, without_device_nodes_the_class_attributes_stand)
 	test_cmd(encd_build(self->fd, 2, 0, 1, 0, NULL));
 	test_cmd(encd_get(self->fd, 2, 0, &hdr));
 	ASSERT_EQ(1, hdr.routing_id);
+	ASSERT_EQ(ENCD_POD_TYPE_P2P, hdr.pod_type);
 	ASSERT_EQ(2, hdr.pod_node_id);
+
+	/* node_cnt counts only a switch pod's nodes. */
+	ASSERT_EQ(0, fake_param("pod_type", "2"));
+	ASSERT_EQ(0, fake_param("node_id", "3"));
+	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(j_str(self->out, "from.pod", self->buf, sizeof(self->buf)),
+			       "a switch pod")) TH_LOG("%s", self->out);
+	test_cmd(encd_build(self->fd, 3, 0, 1, 0, NULL));
+	test_cmd(encd_get(self->fd, 3, 0, &hdr));
+	ASSERT_EQ(ENCD_POD_TYPE_SWITCH, hdr.pod_type);
+	ASSERT_EQ(3, hdr.pod_node_id);
+	ASSERT_EQ(4, hdr.pod_sz);
 }
 
 TEST_F(fake, a_missing_attribute_is_worked_around_and_garbage_refused)

@@ -185,55 +185,60 @@ static int class_node_id(const char *sysfs, const char *name, long *out, bool *p
 	return 0;
 }
 
-/* The pod from the class attributes, when the ioctls cannot say it. */
+/*
+ * The pod from the class attributes, when the ioctls cannot say it: a
+ * switch pod where node_cnt counts its nodes (it reads -1 elsewhere), an
+ * UltraServer (P2P) of 4 or 2 nodes where node_id_4 or node_id_2 is not -1.
+ */
 static int pod_from_class(const char *sysfs, struct encctl_neuron *nr, const char *why)
 {
-	static const struct { const char *name; uint32_t sz; } ids[] = {
-		{ NEURON_SYSFS_NODE_ID_4, 4 },
-		{ NEURON_SYSFS_NODE_ID_2, 2 },
-		{ NEURON_SYSFS_NODE_ID, 0 },
+	static const char *const ids[] = {
+		NEURON_SYSFS_NODE_ID, NEURON_SYSFS_NODE_ID_4, NEURON_SYSFS_NODE_ID_2,
 	};
-	bool present, any = false;
-	char buf[64];
+	static const uint32_t p2p_sz[] = { 0, 4, 2 };
+	long id[3], cnt = -1;
+	bool present, any = false, has_cnt;
 	unsigned int i;
-	long id, cnt;
 	int ret;
 
 	nr->pod_type = NEURON_POD_TYPE_NONE;
 	nr->pod_sz = 0;
 	nr->node_id = -1;
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		ret = class_node_id(sysfs, ids[i].name, &id, &present);
+	for (i = 0; i < 3; i++) {
+		ret = class_node_id(sysfs, ids[i], &id[i], &present);
 		if (ret < 0)
 			return -1;
 		any |= present;
 		if (ret > 0) {
 			nr->election = true;
-			FROM(nr->pod_from,
-				 "sysfs %s reads busy: the pod election is running (%s)",
-				 ids[i].name, why);
+			FROM(nr->pod_from, "sysfs %s reads busy: the pod election is running (%s)",
+			     ids[i], why);
 			return 0;
 		}
-		if (id < 0 || nr->node_id >= 0)
-			continue;
-		if (!ids[i].sz) {
-			ret = read_attr(sysfs, NEURON_SYSFS_NODE_CNT, buf, sizeof(buf));
-			if (ret || !parse_int(buf, 1, 255, &cnt))
-				return encctl_err(-1, "topo sync: %s/%s is %ld but %s/%s does not say "
-						  "how many nodes the pod has", sysfs, ids[i].name, id,
-						  sysfs, NEURON_SYSFS_NODE_CNT);
-		} else {
-			cnt = ids[i].sz;
-		}
-		nr->pod_type = NEURON_POD_TYPE_P2P;
-		nr->pod_sz = cnt;
-		nr->node_id = id;
-		FROM(nr->pod_from, "sysfs %s (%s)", ids[i].name, why);
 	}
-	if (nr->node_id < 0)
-		FROM(nr->pod_from, "%s (%s)",
-			 any ? "sysfs node ids of -1: off a pod" : "no pod attributes in sysfs: no pod",
-			 why);
+	ret = class_node_id(sysfs, NEURON_SYSFS_NODE_CNT, &cnt, &has_cnt);
+	if (ret)
+		return ret < 0 ? -1 : encctl_err(-1, "topo sync: %s/%s reads busy but no node id "
+						 "does", sysfs, NEURON_SYSFS_NODE_CNT);
+	if (id[0] >= 0 && cnt >= 1) {
+		nr->pod_type = NEURON_POD_TYPE_SWITCH;
+		nr->pod_sz = cnt;
+		nr->node_id = id[0];
+		FROM(nr->pod_from, "sysfs %s and %s: a switch pod (%s)", NEURON_SYSFS_NODE_ID,
+		     NEURON_SYSFS_NODE_CNT, why);
+		return 0;
+	}
+	for (i = 1; i < 3; i++) {
+		if (id[i] < 0)
+			continue;
+		nr->pod_type = NEURON_POD_TYPE_P2P;
+		nr->pod_sz = p2p_sz[i];
+		nr->node_id = id[i];
+		FROM(nr->pod_from, "sysfs %s: an UltraServer, P2P (%s)", ids[i], why);
+		return 0;
+	}
+	FROM(nr->pod_from, "%s (%s)",
+	     any ? "sysfs node ids of -1: off a pod" : "no pod attributes in sysfs: no pod", why);
 	return 0;
 }
 
@@ -312,11 +317,14 @@ static int read_reservation(const char *sysfs, struct encctl_neuron *nr)
 		FROM(nr->reservation_from, "sysfs reservation_id reads '%s': 0", buf);
 		return 0;
 	}
+	/* Its format is not pinned down: what is no number is said, and 0. */
 	errno = 0;
 	nr->reservation_id = strtoull(buf, &end, 0);
-	if (!buf[0] || *end || errno || buf[0] == '-')
-		return encctl_err(-1, "topo sync: %s/%s reads '%s', not a number", sysfs,
-				  NEURON_SYSFS_RESERVATION_ID, buf);
+	if (*end || errno || buf[0] == '-') {
+		nr->reservation_id = 0;
+		FROM(nr->reservation_from, "sysfs reservation_id reads '%s', not a number: 0", buf);
+		return 0;
+	}
 	nr->has_reservation = true;
 	FROM(nr->reservation_from, "sysfs reservation_id");
 	return 0;
