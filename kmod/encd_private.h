@@ -172,8 +172,8 @@ struct encd_topology_gone {
 u32 encd_topology_num_vcores(void);
 int encd_topology_get_vcore(u32 vnc, struct encd_vcore *vcore);
 int encd_topology_get(u32 vnc, struct encd_vcore *vcore, struct encd_host_topology *host);
-void encd_topology_get_host(struct encd_host_topology *host);
-time64_t encd_topology_get_neuron(struct encd_neuron_topology *facts);
+time64_t encd_topology_snapshot(struct encd_host_topology *host,
+				struct encd_neuron_topology *facts, u32 *num_vcores);
 int encd_topology_set_host(const struct encd_host_topology *host, unsigned int which);
 int encd_neuron_topology_check(const struct encd_neuron_topology *facts,
 			       struct netlink_ext_ack *extack);

@@ -635,16 +635,16 @@ int encd_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct encd_host_topology host;
 	struct sk_buff *msg;
 	time64_t synced;
+	u32 num_vcores;
 	void *hdr;
 
-	encd_topology_get_host(&host);
-	synced = encd_topology_get_neuron(&facts);
+	synced = encd_topology_snapshot(&host, &facts, &num_vcores);
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = genlmsg_put_reply(msg, info, &encd_family, 0, ENCD_NL_CMD_TOPO_GET);
 	if (!hdr ||
-	    nla_put_u32(msg, ENCD_A_TOPO_NUM_VCORES, encd_topology_num_vcores()) ||
+	    nla_put_u32(msg, ENCD_A_TOPO_NUM_VCORES, num_vcores) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_TYPE, host.pod_type) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_NODE_ID, host.pod_node_id) ||
 	    nla_put_u32(msg, ENCD_A_TOPO_POD_SZ, host.pod_sz) ||

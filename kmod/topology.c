@@ -85,30 +85,24 @@ static u32 vcores_locked(void)
 /* The core's facts from the source in force; false: there is no such core. */
 static bool vcore_locked(u32 vnc, struct encd_vcore *vcore)
 {
-	u32 per_device, n_devices, mla;
+	u32 mla;
 
 	if (vnc >= vcores_locked())
 		return false;
 	if (source == ENCD_TOPO_SOURCE_NEURON) {
-		per_device = neuron.core_count;
-		mla = vnc / per_device;
+		mla = vnc / neuron.core_count;
 		if (!(neuron.present & BIT_ULL(mla)))
 			return false;
+		vcore->routing_id = neuron.routing_id[mla];
 	} else {
-		per_device = vcores_per_device;
-		mla = vnc / per_device;
+		mla = vnc / vcores_per_device;
+		vcore->routing_id = num_vcores / vcores_per_device - 1 - mla;
 	}
 	vcore->vnc = vnc;
 	vcore->nec_dev_id = vnc;
 	vcore->vtpb_idx = vnc;
 	vcore->mla_idx = mla;
 	vcore->host_device_id = mla;
-	if (source == ENCD_TOPO_SOURCE_NEURON) {
-		vcore->routing_id = neuron.routing_id[mla];
-	} else {
-		n_devices = num_vcores / vcores_per_device;
-		vcore->routing_id = n_devices - 1 - mla;
-	}
 	return true;
 }
 
@@ -188,28 +182,26 @@ int encd_topology_get(u32 vnc, struct encd_vcore *vcore, struct encd_host_topolo
 }
 
 /**
- * encd_topology_get_host() - this host's facts, as one snapshot
- * @host: out: the facts
- */
-void encd_topology_get_host(struct encd_host_topology *host)
-{
-	lock();
-	host_locked(host);
-	unlock();
-}
-
-/**
- * encd_topology_get_neuron() - the neuron source's facts, in force or not
- * @facts: out: as the last sync gave them (all 0 before one)
+ * encd_topology_snapshot() - everything the device broker knows, at once
+ * @host: out: this host's facts, from the source in force
+ * @facts: out: the neuron source's, in force or not (all 0 before a sync)
+ * @num_vcores: out: the cores of the source in force
  *
- * Return: when they were filled, in seconds since the epoch; 0: never.
+ * What topo-get shows: taken together, a sync cannot come between the
+ * source it names and the devices it lists.
+ *
+ * Return: when the neuron source was filled, in seconds since the epoch;
+ * 0: never.
  */
-time64_t encd_topology_get_neuron(struct encd_neuron_topology *facts)
+time64_t encd_topology_snapshot(struct encd_host_topology *host,
+				struct encd_neuron_topology *facts, u32 *num_vcores)
 {
 	time64_t at;
 
 	lock();
+	host_locked(host);
 	*facts = neuron;
+	*num_vcores = vcores_locked();
 	at = synced_at;
 	unlock();
 	return at;
@@ -284,8 +276,8 @@ unsigned int encd_topology_sync(const struct encd_neuron_topology *facts,
 	} else {
 		source = ENCD_TOPO_SOURCE_PARAMS;
 	}
-	for (vnc = 0; vnc < ENCD_NEC_MAX_DEVICES; vnc++) {
-		if (test_bit(vnc, had) && !vcore_locked(vnc, &vc)) {
+	for_each_set_bit(vnc, had, ENCD_NEC_MAX_DEVICES) {
+		if (!vcore_locked(vnc, &vc)) {
 			__set_bit(vnc, gone->cores);
 			n++;
 		}
