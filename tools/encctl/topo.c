@@ -363,8 +363,12 @@ static int sync_send(struct encctl_nl *nl, const struct encctl_neuron *nr)
 	return encctl_nl_talk(nl, req, NULL, NULL, "topo sync", sync_attr_name);
 }
 
-/* What a sync put in force, and where each fact came from. */
-static void sync_print(const struct encctl_neuron *nr)
+/*
+ * What a sync put in force, and where each fact came from: the driver's
+ * facts @nr as read, the pod as the module made of them (@topo: the
+ * module decides what a node id of -1 means).
+ */
+static void sync_print(const struct encctl_neuron *nr, const struct encctl_topo *topo)
 {
 	unsigned int i, cores = 0;
 
@@ -388,7 +392,7 @@ static void sync_print(const struct encctl_neuron *nr)
 		print_text("  pod: the election is running: no global comm until it ends\n");
 	} else {
 		print_string(PRINT_ANY, "pod_type", "  pod: %s",
-			     encctl_pod_type_name(nr->node_id < 0 ? ENCD_POD_TYPE_NONE : nr->pod_type));
+			     encctl_pod_type_name(topo->pod_type));
 		print_uint(PRINT_ANY, "pod_sz", ", %llu nodes", nr->pod_sz);
 		print_int(PRINT_ANY, "node_id", ", node %lld\n", nr->node_id);
 	}
@@ -415,6 +419,7 @@ static int topo_sync(int argc, char **argv)
 	};
 	const char *sysfs = NEURON_SYSFS_CLASS_DIR, *dev = "/dev", *val;
 	struct encctl_neuron nr;
+	struct encctl_topo topo;
 	bool params = false, other = false;
 	struct encctl_nl nl;
 	uint32_t wait_s = 0;
@@ -487,7 +492,11 @@ static int topo_sync(int argc, char **argv)
 				 "after it", wait_s);
 		goto out;
 	}
-	sync_print(&nr);
+	if (encctl_topo_read(&nl, &topo)) {
+		ret = ENCCTL_EXIT_FAIL;
+		goto out;
+	}
+	sync_print(&nr, &topo);
 	ret = ENCCTL_EXIT_OK;
 out:
 	encctl_nl_close(&nl);
