@@ -161,12 +161,18 @@ FIXTURE_SETUP(tree)
 	ASSERT_LE(0, self->fd);
 }
 
-FIXTURE_TEARDOWN(tree)
+/* A test's end: its comms let go of, the module parameters back in force. */
+static void params_back(int fd)
 {
 	char out[1024];
 
-	close(self->fd);
+	close(fd);
 	encctl(out, sizeof(out), "topo sync --params");
+}
+
+FIXTURE_TEARDOWN(tree)
+{
+	params_back(self->fd);
 	nftw(self->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -340,26 +346,44 @@ static void rank1(int go)
 	_exit(0);
 }
 
+/*
+ * Forms a world of 2: rank 1 on core 1 in a child (*@pid) that holds it
+ * until @go[1] closes, rank 0 on core 0 on @fd.
+ */
+static void form_world_of_2(struct __test_metadata *_metadata, int fd, int go[2], pid_t *pid)
+{
+	ASSERT_EQ(0, pipe(go));
+	*pid = fork();
+	ASSERT_LE(0, *pid);
+	if (!*pid) {
+		close(go[1]);
+		rank1(go[0]);
+	}
+	close(go[0]);
+	test_cmd(encd_build_root(fd, 0, 0, 2, 0, ROOT));
+	test_cmd(encd_setup(fd, 0, 0, 20000, NULL));
+}
+
+/* Lets rank 1 go: it formed and held the world to the end. */
+static void end_world_of_2(struct __test_metadata *_metadata, int go[2], pid_t pid)
+{
+	int st;
+
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+}
+
 TEST_F(tree, a_device_that_goes_away_fails_its_world_naming_it)
 {
 	char path[256];
 	int go[2];
 	pid_t pid;
-	int st;
 
 	add_device(_metadata, self, 0, 1);
 	add_device(_metadata, self, 1, 1);
 	ASSERT_EQ(0, sync_tree(self, "")) TH_LOG("%s", self->out);
-	ASSERT_EQ(0, pipe(go));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(go[1]);
-		rank1(go[0]);
-	}
-	close(go[0]);
-	test_cmd(encd_build_root(self->fd, 0, 0, 2, 0, ROOT));
-	test_cmd(encd_setup(self->fd, 0, 0, 20000, NULL));
+	form_world_of_2(_metadata, self->fd, go, &pid);
 	/* A comm of another context on the device that goes. */
 	test_cmd(encd_build(self->fd, 1, 0, 1, 1, NULL));
 
@@ -376,9 +400,7 @@ TEST_F(tree, a_device_that_goes_away_fails_its_world_naming_it)
 	test_cmd(encd_release(self->fd, 1, 1));
 	test_why(ENODEV, ENCD_REASON_NO_CORE, "Failed to find core 1",
 		 encd_get(self->fd, 1, 1, NULL));
-	close(go[1]);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	end_world_of_2(_metadata, go, pid);
 }
 
 /* --- the fake driver: real sysfs attributes, device nodes and ioctls --- */
@@ -425,10 +447,7 @@ FIXTURE_SETUP(fake)
 
 FIXTURE_TEARDOWN(fake)
 {
-	char out[1024];
-
-	close(self->fd);
-	encctl(out, sizeof(out), "topo sync --params");
+	params_back(self->fd);
 	if (self->loaded)
 		system("rmmod neuron_fake");
 }
@@ -552,27 +571,16 @@ TEST_F(fake, a_device_removed_under_a_live_world_fails_it_naming_the_device)
 {
 	int go[2];
 	pid_t pid;
-	int st;
 
 	load_fake(_metadata, self, "n_devices=2 core_count=1");
 	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
-	ASSERT_EQ(0, pipe(go));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(go[1]);
-		rank1(go[0]);
-	}
-	close(go[0]);
-	test_cmd(encd_build_root(self->fd, 0, 0, 2, 0, ROOT));
-	test_cmd(encd_setup(self->fd, 0, 0, 20000, NULL));
+	form_world_of_2(_metadata, self->fd, go, &pid);
 	ASSERT_EQ(0, fake_param("remove_device", "1"));
 	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
 	test_why(ENODEV, ENCD_REASON_DEVICE_LOST,
 		 "neuron1, the Neuron device of core 1 (rank 1), went away",
 		 encd_barrier(self->fd, 0, 0, 0, ENCD_GROUP_GLOBAL, 5000, NULL));
-	close(go[1]);
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	end_world_of_2(_metadata, go, pid);
 	ASSERT_EQ(0, fake_param("add_device", "1"));
 	ASSERT_EQ(0, sync_fake(self)) TH_LOG("%s", self->out);
 	test_cmd(encd_build(self->fd, 1, 0, 1, 0, NULL));
