@@ -199,6 +199,13 @@ def world_nodes(netns=None):
     return out
 
 
+def ranks_with_a_host():
+    """The g_device_ids of the comms whose rank is in its host agent: the
+    kernel gives a comm host_tx_bytes from its rank's join on (SETUP)."""
+    return {c["g_device_id"] for c in encctl_json("comm", "show")
+            if c.get("host_tx_bytes") is not None}
+
+
 def node_counter(node, typ, field="tx"):
     return sum(c[field] for c in node.get("counters", []) if c["type"] == typ)
 

@@ -35,8 +35,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # noqa: E402
-                        encctl_json, finish, main, names_rank, node_counter, root_listens, stop,
-                        wait_until, world_nodes)
+                        encctl_json, finish, main, names_rank, node_counter, ranks_with_a_host,
+                        root_listens, stop, wait_until, world_nodes)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -101,9 +101,10 @@ def scene_relay(n, hold_dir, hold_type):
     # The victim's frame is held, but the root host's own ranks start in
     # parallel: one that is not yet in the world when the victim dies joins
     # a new world of the same key after the first one failed, and waits for
-    # its deadline there. Held only once every one of them is in.
+    # its deadline there. Held only once every one of them has joined its
+    # host agent (no world node yet: those come with the table).
     mine = set(range(n - 1))
-    return sc, bool(held and wait_until(lambda: mine <= set(world_nodes()), 40, 0.2))
+    return sc, bool(held and wait_until(lambda: mine <= ranks_with_a_host(), 40, 0.2))
 
 
 def scene_fake(n, fake_ranks, hold, victim, state, fake_root=False):
