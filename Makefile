@@ -92,4 +92,4 @@ check-syzkaller:
 .PHONY: check-peer-constants
 check-peer-constants:
 	@python3 -B $(TOP)/selftests/encd_peer/wire.py $(TOP)/kmod/wire.h
-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants
+host-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants

@@ -122,4 +122,4 @@ check-man:
 	done; \
 	[ $$fail = 0 ] && echo "check-man: $(words $(LIBENC_MAN3)) pages render cleanly"
 
-check: check-man
+host-check: check-man

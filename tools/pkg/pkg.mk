@@ -132,7 +132,7 @@ deb:
 check-install-tree: module lib tools
 	@$(PKG_DIR)/check-install-tree.sh --top $(TOP) --kver $(KVER) --version $(ENCD_VERSION)
 
-check: check-install-tree
+host-check: check-install-tree
 
 # The install test alone (the Debian lanes of `make check` run it too).
 .PHONY: check-install vm-check-install

@@ -39,8 +39,15 @@ VM_MULTIHOST ?= 2 4
 # need the installed version's full name.
 VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
 
-.PHONY: check check-debug demo vm-check vm-check-debug vm-demo vm-kver
-check check-debug demo: deps
+# Everything after deps runs in a second make: KVER (and what else the
+# Makefile reads off the installed packages) is worked out when make starts,
+# before deps has installed the headers on a fresh machine. The host's own
+# checks (host-check: lints, the install tree, the native selftests) come
+# first.
+.PHONY: check check-debug demo host-check vm-check vm-check-debug vm-demo vm-kver
+check: deps
+	@$(MAKE) --no-print-directory host-check vm-check
+check-debug demo: deps
 	@$(MAKE) --no-print-directory vm-$@
 
 vm-kver:
