@@ -92,4 +92,10 @@ check-syzkaller:
 .PHONY: check-peer-constants
 check-peer-constants:
 	@python3 -B $(TOP)/selftests/encd_peer/wire.py $(TOP)/kmod/wire.h
-host-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants
+host-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants check-launch-env
+
+# The launcher environment's parser (lib/launch.c) needs nothing but libc:
+# its selftest runs natively first, before any VM boots (and in each lane).
+.PHONY: check-launch-env
+check-launch-env: $(BUILD)/selftests/launch_env_test
+	@$< >$<.log 2>&1 || { cat $<.log; exit 1; }; tail -n 1 $<.log

@@ -8,6 +8,8 @@
  *                     --root HOST:PORT [--program FILE.json] [--no-check-sigs]
  *                     [--barrier] [--barriers K [--barrier-group G]]
  *                     [--hold SECONDS] [--timeout-ms MS]
+ *   encctl world join --from-env [--launcher L[,L..]] [--port P] [--dry-run]
+ *                     [any option above, which wins over the launcher's]
  *   encctl world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]
  *                     [--vnc-base B] [join options]
  *
@@ -21,6 +23,11 @@
  * FIRST..FIRST+COUNT-1) on vnc B, B+1, ... (a "%u" in --program becomes the
  * rank), passes their output through, and succeeds when all of them do;
  * otherwise it fails, after them, through encctl_err().
+ *
+ * --from-env takes what --vnc, --g-device-id, --world-size and --root
+ * leave out from the launcher's environment (enc_launch_from_env());
+ * --dry-run prints what a join would use, and where each value came from,
+ * and touches nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +40,7 @@
 #include <enc/enc.h>
 #include <enc/bootstrap.h>
 #include <enc/json.h>
+#include <enc/launch.h>
 #include <enc/program.h>
 
 #include "args.h"
@@ -46,6 +54,10 @@ struct join_opts {
 	uint32_t barrier_group;		/* of this group's comm (ENC_GROUP_GLOBAL: the world's) */
 	const char *root, *program, *secret_file;
 	bool check_sigs, barrier, force_tcp, sig_all_groups;
+	bool from_env, dry_run;
+	uint32_t launchers;		/* --launcher: 1 << enum enc_launcher; 0: any */
+	uint32_t port;			/* --port: the root's, with --from-env */
+	struct enc_launch launch;	/* what --from-env found */
 };
 
 static int world_help(int argc, char **argv)
@@ -59,6 +71,8 @@ static int world_help(int argc, char **argv)
 	       "                          [--barrier] [--barriers K [--barrier-group G]]\n"
 	       "                          [--hold SECONDS] [--timeout-ms MS]\n"
 	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
+	       "       encctl [-j] world join --from-env [--launcher slurm|torchrun|openmpi|pmix[,...]]\n"
+	       "                          [--port P] [--dry-run] [any join option, which wins]\n"
 	       "       encctl [-j] world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]\n"
 	       "                          [--vnc-base B] [--ctx C]\n"
 	       "                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
@@ -78,7 +92,8 @@ static uint64_t now_us(void)
 
 enum { OPT_VNC, OPT_VNC_BASE, OPT_CTX, OPT_GID, OPT_WS, OPT_ROOT, OPT_PROGRAM, OPT_NOSIGS,
 	OPT_BARRIER, OPT_HOLD, OPT_TIMEOUT, OPT_RANKS, OPT_BARRIERS, OPT_SECRET_FILE,
-	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS, OPT_BARRIER_GROUP };
+	OPT_FORCE_TCP, OPT_SIG_ALL_GROUPS, OPT_BARRIER_GROUP, OPT_FROM_ENV, OPT_LAUNCHER,
+	OPT_PORT, OPT_DRY_RUN };
 
 /* join's and launch's: launch's are a superset, and join takes them all. */
 const struct encctl_opt encctl_world_opts[] = {
@@ -100,6 +115,10 @@ const struct encctl_opt encctl_world_opts[] = {
 	{ "--secret-file", true, OPT_SECRET_FILE },
 	{ "--force-tcp", false, OPT_FORCE_TCP },
 	{ "--sig-all-groups", false, OPT_SIG_ALL_GROUPS },
+	{ "--from-env", false, OPT_FROM_ENV },
+	{ "--launcher", true, OPT_LAUNCHER },
+	{ "--port", true, OPT_PORT },
+	{ "--dry-run", false, OPT_DRY_RUN },
 	{ NULL, false, 0 },
 };
 
@@ -115,6 +134,68 @@ static int parse_ranks(const char *where, const char *val, struct join_opts *o)
 	if (encctl_parse_u32(where, "--ranks FIRST", first, UINT32_MAX, &o->first) ||
 	    encctl_parse_u32(where, "--ranks COUNT", colon + 1, UINT32_MAX, &o->count))
 		return -1;
+	return 0;
+}
+
+/* --launcher slurm,pmix: the launchers to read; 0 or -1 after saying why. */
+static int parse_launchers(const char *where, const char *val, uint32_t *mask)
+{
+	const char *s = val;
+
+	*mask = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		int id;
+
+		for (id = 0; id < ENC_LAUNCHER_N; id++)
+			if (strlen(enc_launcher_name(id)) == len &&
+			    !strncmp(s, enc_launcher_name(id), len))
+				break;
+		if (id == ENC_LAUNCHER_N)
+			return encctl_err(-1,
+					  "%s: --launcher '%.*s' is none of slurm, torchrun, openmpi, pmix",
+					  where, (int)len, s);
+		*mask |= 1u << id;
+		s += len + (s[len] == ',');
+	}
+	if (!*mask)
+		return encctl_err(-1, "%s: --launcher wants a launcher's name", where);
+	return 0;
+}
+
+/*
+ * --from-env: the values the command line left out, from the launcher's
+ * environment; 0, or the exit code after saying what is wrong.
+ */
+static int from_env(const char *where, struct join_opts *o, bool *have_vnc, bool *have_gid)
+{
+	struct enc_launch *l = &o->launch;
+
+	l->launchers = o->launchers;
+	l->port = o->port;
+	l->given = (*have_gid ? 1u << ENC_LAUNCH_RANK : 0) |
+		   (o->world_size ? 1u << ENC_LAUNCH_WORLD_SIZE : 0) |
+		   (*have_vnc ? 1u << ENC_LAUNCH_LOCAL_RANK : 0) |
+		   (o->root ? 1u << ENC_LAUNCH_ROOT : 0);
+	l->rank = o->g_device_id;
+	l->world_size = o->world_size;
+	l->local_rank = o->vnc;
+	snprintf(l->from[ENC_LAUNCH_RANK], sizeof(l->from[0]), "--g-device-id");
+	snprintf(l->from[ENC_LAUNCH_WORLD_SIZE], sizeof(l->from[0]), "--world-size");
+	snprintf(l->from[ENC_LAUNCH_LOCAL_RANK], sizeof(l->from[0]), "--vnc");
+	snprintf(l->from[ENC_LAUNCH_ROOT], sizeof(l->from[0]), "--root");
+	if (o->root)
+		snprintf(l->root, sizeof(l->root), "%s", o->root);
+	if (enc_launch_from_env(NULL, l))
+		return encctl_err_status(ENCCTL_EXIT_USAGE, enc_status_name(NRT_INVALID),
+					 enc_reason_name(enc_last_reason()), 0, "%s: %s", where,
+					 enc_last_error());
+	o->g_device_id = l->rank;
+	o->world_size = l->world_size;
+	o->vnc = l->local_rank;
+	*have_gid = *have_vnc = true;
+	if (l->found & (1u << ENC_LAUNCH_ROOT))
+		o->root = l->root;
 	return 0;
 }
 
@@ -189,6 +270,22 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 		case OPT_BARRIER:
 			o->barrier = true;
 			continue;
+		case OPT_FROM_ENV:
+			o->from_env = true;
+			continue;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			continue;
+		case OPT_LAUNCHER:
+			if (parse_launchers(where, val, &o->launchers))
+				return ENCCTL_EXIT_USAGE;
+			continue;
+		case OPT_PORT:
+			if (encctl_parse_u32(where, "--port", val, 65535, &o->port))
+				return ENCCTL_EXIT_USAGE;
+			if (!o->port)
+				return encctl_err(ENCCTL_EXIT_USAGE, "%s: --port 0 is no port", where);
+			continue;
 		default:
 			if (parse_ranks(where, val, o))
 				return ENCCTL_EXIT_USAGE;
@@ -196,6 +293,18 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 		}
 		if (encctl_parse_u32(where, p.opt->name, val, UINT32_MAX, dst))
 			return ENCCTL_EXIT_USAGE;
+	}
+	if ((o->launchers || o->port) && !o->from_env)
+		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --launcher and --port go with --from-env",
+				  where);
+	if ((o->from_env || o->dry_run) && !strcmp(where, "world launch"))
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "world launch: --from-env and --dry-run are for join: a launcher starts each rank itself");
+	if (o->from_env) {
+		int ret = from_env(where, o, have_vnc, have_gid);
+
+		if (ret)
+			return ret;
 	}
 	if (!o->root)
 		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --root HOST:PORT is required", where);
@@ -446,6 +555,59 @@ static void print_record(const struct join_opts *o, const struct join_result *r)
 	}
 }
 
+/* --dry-run: what a join would use, and where each value came from. */
+static int print_dry_run(const struct join_opts *o)
+{
+	static const char *const keys[ENC_LAUNCH_FIELD_N] = {
+		[ENC_LAUNCH_RANK] = "g_device_id", [ENC_LAUNCH_WORLD_SIZE] = "world_size",
+		[ENC_LAUNCH_LOCAL_RANK] = "vnc", [ENC_LAUNCH_ROOT] = "root",
+	};
+	static const char *const opts[ENC_LAUNCH_FIELD_N] = {
+		[ENC_LAUNCH_RANK] = "--g-device-id", [ENC_LAUNCH_WORLD_SIZE] = "--world-size",
+		[ENC_LAUNCH_LOCAL_RANK] = "--vnc", [ENC_LAUNCH_ROOT] = "--root",
+	};
+	const struct enc_launch *l = &o->launch;
+	const char *secret = o->secret_file ? "--secret-file" :
+			     getenv(ENC_WORLD_SECRET_ENV) ? ENC_WORLD_SECRET_ENV : NULL;
+	const char *from[ENC_LAUNCH_FIELD_N];
+	int f, id;
+
+	for (f = 0; f < ENC_LAUNCH_FIELD_N; f++)
+		from[f] = o->from_env ? l->from[f] : opts[f];
+	print_open_object(NULL);
+	print_open_array("launchers");
+	print_text("launchers:");
+	for (id = 0; id < ENC_LAUNCHER_N; id++)
+		if (l->present & (1u << id))
+			print_string(PRINT_ANY, NULL, " %s", enc_launcher_name(id));
+	print_close();
+	print_text("%s\n", l->present ? "" : " none");
+	print_uint(PRINT_ANY, keys[ENC_LAUNCH_RANK], "rank %u", o->g_device_id);
+	print_text(" (%s)\n", from[ENC_LAUNCH_RANK]);
+	print_uint(PRINT_ANY, keys[ENC_LAUNCH_WORLD_SIZE], "world size %u", o->world_size);
+	print_text(" (%s)\n", from[ENC_LAUNCH_WORLD_SIZE]);
+	print_uint(PRINT_ANY, keys[ENC_LAUNCH_LOCAL_RANK], "vnc %u", o->vnc);
+	print_text(" (%s)\n", from[ENC_LAUNCH_LOCAL_RANK]);
+	print_uint(PRINT_ANY, "ctx", "ctx %u\n", o->ctx);
+	print_string(PRINT_ANY, keys[ENC_LAUNCH_ROOT], "root %s", o->root);
+	print_text(" (%s", from[ENC_LAUNCH_ROOT]);
+	if (l->root_host[0])
+		print_string(PRINT_ANY, "root_host", ", host %s", l->root_host);
+	print_text(")\n");
+	if (secret)
+		print_string(PRINT_ANY, "secret", "secret from %s\n", secret);
+	else
+		print_null("secret");
+	if (!secret)
+		print_text("no secret: the world's links are not authenticated\n");
+	print_open_object("from");
+	for (f = 0; f < ENC_LAUNCH_FIELD_N; f++)
+		print_string(PRINT_JSON, keys[f], NULL, from[f]);
+	print_close();
+	print_doc_end();
+	return ENCCTL_EXIT_OK;
+}
+
 static int world_join(int argc, char **argv)
 {
 	struct join_opts o = {};
@@ -460,6 +622,8 @@ static int world_join(int argc, char **argv)
 		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --vnc is required");
 	if (!have_gid)
 		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --g-device-id is required");
+	if (o.dry_run)
+		return print_dry_run(&o);
 	join_run(&o, &r);
 	print_open_object(NULL);
 	if (r.st != NRT_SUCCESS) {
@@ -507,6 +671,7 @@ static int world_launch(int argc, char **argv)
 	if (have_gid)
 		return encctl_err(ENCCTL_EXIT_USAGE,
 				  "world launch: --g-device-id is for join; launch numbers its ranks itself (see --ranks)");
+
 	/* By default every rank of the world, here; --ranks F:C only some. */
 	if (!o.count) {
 		o.first = 0;
