@@ -152,10 +152,22 @@ static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u
 		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
 		.barriers = cpu_to_be32(ENCD_WIRE_NO_RANK),
 	};
-	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX);
+	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX), i;
 
 	d.text_len = cpu_to_be16(len);
 	encd_host_tell_death(h, &d, why->msg, len);
+	/*
+	 * And on every data link this host sends on, before the link closes:
+	 * its peer would otherwise see the close before the root's word came
+	 * and take it for this host's own failure. Without the rank, which a
+	 * data link is believed about only for its own host's ranks, and
+	 * which only the root passes on.
+	 */
+	d.rank = cpu_to_be32(ENCD_WIRE_NO_RANK);
+	for (i = 0; i < h->n_hosts; i++)
+		if (h->hosts[i].out)
+			encd_link_send(h->hosts[i].out, ENCD_WIRE_DEATH, &d, sizeof(d), why->msg,
+				       len);
 }
 
 /**

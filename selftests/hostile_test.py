@@ -257,8 +257,15 @@ def frames_replayed_on_another_link_are_refused():
     # A member replays another host's REGISTER on its own control link: it
     # was tagged with another link's key.
     # Rank 1 reaches the root through the relay; the member is rank 2 and
-    # keeps the world in its first barrier.
-    relay, ranks, root = relayed_world(3, secret=True, kernel=[0], relayed=1)
+    # keeps the world in its first barrier. The relay is a slow network:
+    # the root's DEATH comes long after its data link to rank 1 closed,
+    # so rank 1 can only name rank 2 if that link said why first.
+    def slow_death(i, direction, typ, f):
+        if direction == "down" and typ == P.DEATH:
+            time.sleep(0.5)
+        return [f]
+    relay, ranks, root = relayed_world(3, tamper=slow_death, secret=True, kernel=[0],
+                                       relayed=1)
     if relay is None:
         return False, "the root never listened"
     f = P.FakeHost(root, 3, [2], KEY, hold={"barrier": True}).start()
