@@ -548,6 +548,8 @@ struct encd_link {
 	bool awaiting_first;		/* a responder waits for JOIN or LINK */
 	u32 peer;			/* the peer's host index, or U32_MAX */
 	u64 link_token;			/* what its LINK claimed */
+	u64 opened_ns;			/* made (boot time): it connects, or was called */
+	u64 handshake_ns;		/* from then to the end of its handshake, once up */
 	u32 early_n;			/* its messages nobody asked for yet */
 	u32 early_bytes;
 
@@ -765,6 +767,8 @@ bool encd_link_initiator(const struct encd_link *l);
 const struct sockaddr_storage *encd_link_addr(const struct encd_link *l);
 int encd_link_local_addr(struct encd_link *l, struct sockaddr_storage *ss);
 bool encd_link_up(const struct encd_link *l);
+u64 encd_link_handshake_ns(const struct encd_link *l);
+u32 encd_link_rtt_us(const struct encd_link *l);
 bool encd_link_awaits_first(const struct encd_link *l);
 void encd_link_said_who(struct encd_link *l);
 u32 encd_link_peer(const struct encd_link *l);
@@ -844,6 +848,22 @@ void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, 
 void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);
 bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n);
 u32 encd_root_missing(struct encd_host *h, char *buf, size_t size);
+
+/* A host of a world as its root saw it come (netlink's world-host-get). */
+struct encd_root_host_report {
+	struct sockaddr_storage addr;	/* its listener */
+	u32 index, world_size;
+	u32 ranks, first_rank;		/* registered */
+	u64 joined_ns, registered_ns;	/* after rank 0 arrived; 0 for none */
+	u64 handshake_ns;		/* its control link's; 0 for the root */
+	bool connected;			/* its control link is there (never the root's) */
+	u32 rtt_us;			/* that link's, as TCP measures it */
+	u32 missing_n;			/* the root's only: ranks not registered */
+	u32 n_missing;
+	u32 missing[ENCD_WORLD_HOST_MISSING_MAX];	/* the first of them */
+};
+
+int encd_root_report(struct encd_host *h, u32 index, struct encd_root_host_report *out);
 bool encd_root_has(struct encd_host *h, struct encd_link *l, u32 rank);
 
 /* bootstrap.c */

@@ -33,6 +33,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
+#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
 #include <net/tcp.h>
@@ -376,6 +377,33 @@ bool encd_link_up(const struct encd_link *l)
 }
 
 /**
+ * encd_link_handshake_ns() - how long a link took to come up
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: nanoseconds from its making (its first connect, or the call that
+ * came in) to the end of its handshake; 0 while it is not up.
+ */
+u64 encd_link_handshake_ns(const struct encd_link *l)
+{
+	return l->up ? l->handshake_ns : 0;
+}
+
+/**
+ * encd_link_rtt_us() - a link's round-trip time, as TCP measures it
+ * @l: the link; the caller holds its host's lock
+ *
+ * Return: the smoothed RTT of its socket in microseconds; 0 while it is
+ * not up.
+ */
+u32 encd_link_rtt_us(const struct encd_link *l)
+{
+	/* Up, it keeps its socket: only a handshake's retry swaps it. */
+	if (!l->up || !l->sock)
+		return 0;
+	return READ_ONCE(tcp_sk(l->sock->sk)->srtt_us) >> 3;
+}
+
+/**
  * encd_link_awaits_first() - whether a responder waits for JOIN or LINK
  * @l: the link; the caller holds its host's lock
  *
@@ -468,6 +496,7 @@ static struct encd_link *link_alloc(struct encd_host *h, u32 purpose, bool initi
 	l->purpose = purpose;
 	l->initiator = initiator;
 	l->peer = U32_MAX;
+	l->opened_ns = ktime_get_boottime_ns();
 	INIT_LIST_HEAD(&l->node);
 	INIT_LIST_HEAD(&l->pending);
 	spin_lock_init(&l->tx_lock);
@@ -863,6 +892,7 @@ static int link_keyed(struct encd_link *l)
 	}
 	if (!l->dead) {
 		l->up = true;
+		l->handshake_ns = ktime_get_boottime_ns() - l->opened_ns;
 		/* A responder waits for its peer to say who it is. */
 		l->awaiting_first = !l->initiator;
 		err = encd_host_link_up(h, l);

@@ -60,8 +60,14 @@ static const struct nla_policy encd_topo_sync_nl_policy[ENCD_A_TOPO_DEVICE + 1] 
 	[ENCD_A_TOPO_DEVICE] = NLA_POLICY_NESTED(encd_neuron_device_nl_policy),
 };
 
+/* ENCD_NL_CMD_WORLD_HOST_GET - dump */
+static const struct nla_policy encd_world_host_get_nl_policy[ENCD_A_WORLD_HOST_CTX + 1] = {
+	[ENCD_A_WORLD_HOST_NEC_DEV] = NLA_POLICY_MAX(NLA_U32, 255),
+	[ENCD_A_WORLD_HOST_CTX] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
 /* Ops table for encd */
-const struct genl_split_ops encd_nl_ops[8] = {
+const struct genl_split_ops encd_nl_ops[9] = {
 	{
 		.cmd		= ENCD_NL_CMD_GCOMM_GET,
 		.doit		= encd_nl_gcomm_get_doit,
@@ -113,6 +119,14 @@ const struct genl_split_ops encd_nl_ops[8] = {
 		.policy		= encd_topo_sync_nl_policy,
 		.maxattr	= ENCD_A_TOPO_DEVICE,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= ENCD_NL_CMD_WORLD_HOST_GET,
+		.start		= encd_nl_world_host_get_start,
+		.dumpit		= encd_nl_world_host_get_dumpit,
+		.policy		= encd_world_host_get_nl_policy,
+		.maxattr	= ENCD_A_WORLD_HOST_CTX,
+		.flags		= GENL_CMD_CAP_DUMP,
 	},
 };
 

@@ -600,6 +600,134 @@ int encd_nl_node_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* World hosts */
+
+/*
+ * The host agent of @g's rank, counted, when the comm is a world's rank 0:
+ * that host is the world's root, and the one to report its hosts.
+ */
+static struct encd_host *gcomm_root_host(struct encd_gcomm *g)
+{
+	struct encd_host *h = NULL;
+
+	if (g->g_device_id)
+		return NULL;
+	spin_lock(&g->rank_lock);
+	if (g->rank)
+		h = READ_ONCE(g->rank->host);
+	if (h)
+		encd_host_get(h);
+	spin_unlock(&g->rank_lock);
+	return h;
+}
+
+static int nl_world_host_msg(struct sk_buff *skb, struct netlink_callback *cb,
+			     const struct encd_gcomm *g, const struct encd_root_host_report *rep)
+{
+	char addr[ENCD_ROOT_COMM_ID_MAX];
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &encd_family,
+			  NLM_F_MULTI, ENCD_NL_CMD_WORLD_HOST_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	snprintf(addr, sizeof(addr), "%pISpc", &rep->addr);
+	if (nla_put_u32(skb, ENCD_A_WORLD_HOST_NEC_DEV, g->nec_dev_id) ||
+	    nla_put_u32(skb, ENCD_A_WORLD_HOST_CTX, g->ctx_id) ||
+	    nla_put_u32(skb, ENCD_A_WORLD_HOST_INDEX, rep->index) ||
+	    nla_put_string(skb, ENCD_A_WORLD_HOST_ADDR, addr) ||
+	    nla_put_u32(skb, ENCD_A_WORLD_HOST_WORLD_SIZE, rep->world_size) ||
+	    nla_put_u32(skb, ENCD_A_WORLD_HOST_RANKS, rep->ranks) ||
+	    nla_put_u64_64bit(skb, ENCD_A_WORLD_HOST_JOINED, rep->joined_ns,
+			      ENCD_A_WORLD_HOST_PAD))
+		goto cancel;
+	if (rep->ranks &&
+	    (nla_put_u32(skb, ENCD_A_WORLD_HOST_FIRST_RANK, rep->first_rank) ||
+	     nla_put_u64_64bit(skb, ENCD_A_WORLD_HOST_REGISTERED, rep->registered_ns,
+			       ENCD_A_WORLD_HOST_PAD)))
+		goto cancel;
+	if (rep->index &&
+	    nla_put_u64_64bit(skb, ENCD_A_WORLD_HOST_HANDSHAKE, rep->handshake_ns,
+			      ENCD_A_WORLD_HOST_PAD))
+		goto cancel;
+	if (rep->connected && nla_put_u32(skb, ENCD_A_WORLD_HOST_RTT, rep->rtt_us))
+		goto cancel;
+	if (!rep->index) {
+		if (nla_put_u32(skb, ENCD_A_WORLD_HOST_MISSING_N, rep->missing_n))
+			goto cancel;
+		for (i = 0; i < rep->n_missing; i++)
+			if (nla_put_u32(skb, ENCD_A_WORLD_HOST_MISSING, rep->missing[i]))
+				goto cancel;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * encd_nl_world_host_get_start() - ENCD_NL_CMD_WORLD_HOST_GET dump: its filters
+ * @cb: the dump
+ *
+ * Return: 0.
+ */
+int encd_nl_world_host_get_start(struct netlink_callback *cb)
+{
+	nl_dump_filter(nl_dump_ctx(cb), encd_genl_dump_attrs(cb), ENCD_A_WORLD_HOST_NEC_DEV,
+		       ENCD_A_WORLD_HOST_CTX, 0);
+	return 0;
+}
+
+/**
+ * encd_nl_world_host_get_dumpit() - ENCD_NL_CMD_WORLD_HOST_GET dump: one part
+ * @skb: the part
+ * @cb: the dump
+ *
+ * The hosts of each world rooted here, through its rank 0's comm: the
+ * cursor is the comm's slot and the next host's index.
+ *
+ * Return: the part's length (0: the dump is over), or a negative errno.
+ */
+int encd_nl_world_host_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
+	struct net *net = sock_net(cb->skb->sk);
+	struct encd_root_host_report *rep;
+	struct encd_gcomm *g;
+	struct encd_host *h;
+	int err = 0;
+
+	/* Its missing ranks make it too big for the stack. */
+	rep = kmalloc(sizeof(*rep), GFP_KERNEL);
+	if (!rep)
+		return -ENOMEM;
+	cb->seq = encd_registry_generation();
+	while (!err && (g = nl_dump_next_gcomm(net, ctx))) {
+		h = gcomm_root_host(g);
+		if (h) {
+			mutex_lock(&h->lock);
+			while (!encd_root_report(h, ctx->pos, rep)) {
+				err = nl_world_host_msg(skb, cb, g, rep);
+				if (err)
+					break;
+				ctx->pos++;
+			}
+			mutex_unlock(&h->lock);
+			encd_host_put(h);
+		}
+		encd_gcomm_put(g);
+		if (!err) {
+			ctx->slot++;
+			ctx->pos = 0;
+		}
+	}
+	kfree(rep);
+	return err ? nl_dump_stop(skb, err) : skb->len;
+}
+
 /* The neuron source's devices, one nest each, and its node id. */
 static int nl_put_neuron(struct sk_buff *msg, const struct encd_neuron_topology *facts)
 {

@@ -16,6 +16,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/timekeeping.h>
 
 #include "encd_private.h"
 #include "schedule.h"
@@ -29,6 +30,9 @@ struct encd_joined {
 	u32 first_rank;
 	u32 index;			/* in the table, once there is one */
 	u32 world_size;			/* what it asked for: its ranks are refused if not ours */
+	/* For the report (encd_root_report()): after the root's start_ns. */
+	u64 joined_ns, registered_ns;
+	u64 handshake_ns;		/* its control link's, as it joined */
 };
 
 struct encd_root_state {
@@ -39,6 +43,9 @@ struct encd_root_state {
 	struct encd_joined *joined;
 	u32 n_joined;
 	bool complete;
+	u64 start_ns;			/* rank 0 arrived (boot time) */
+	u32 local_n, local_first;	/* the root host's own ranks, registered */
+	u64 local_registered_ns;
 };
 
 #define OWNER_NONE	0
@@ -66,6 +73,7 @@ struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r
 		return NULL;
 	}
 	rs->settings = r0->settings;
+	rs->start_ns = ktime_get_boottime_ns();
 	return rs;
 }
 
@@ -277,6 +285,12 @@ static void root_register(struct encd_host *h, struct encd_joined *j, u32 id, u3
 		if (!j->n_ranks || id < j->first_rank)
 			j->first_rank = id;
 		j->n_ranks++;
+		j->registered_ns = ktime_get_boottime_ns() - rs->start_ns;
+	} else {
+		if (!rs->local_n || id < rs->local_first)
+			rs->local_first = id;
+		rs->local_n++;
+		rs->local_registered_ns = ktime_get_boottime_ns() - rs->start_ns;
 	}
 	if (++rs->got == h->wk.world_size)
 		root_complete(h);
@@ -340,6 +354,8 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 	j->link = l;
 	memcpy(j->host_id, jn->host_id, ENCD_HOST_ID_LEN);
 	j->listen = listen;
+	j->joined_ns = ktime_get_boottime_ns() - rs->start_ns;
+	j->handshake_ns = encd_link_handshake_ns(l);
 	return 0;
 }
 
@@ -453,6 +469,51 @@ u32 encd_root_missing(struct encd_host *h, char *buf, size_t size)
 	if (rs->got + shown < n)
 		scnprintf(buf + off, size - off, ", ...");
 	return rs->got;
+}
+
+/**
+ * encd_root_report() - one host of the world, as the root saw it come
+ * @h: the host; the caller holds its lock
+ * @index: 0 for the root host itself, k for the k-th host that joined
+ * @out: out: what the root knows of it
+ *
+ * Return: 0; -ENOENT past the last host, or when @h is not a root.
+ */
+int encd_root_report(struct encd_host *h, u32 index, struct encd_root_host_report *out)
+{
+	struct encd_root_state *rs = h->root;
+	const struct encd_joined *j;
+	u32 r;
+
+	lockdep_assert_held(&h->lock);
+	if (!rs || index > rs->n_joined)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->index = index;
+	out->world_size = h->wk.world_size;
+	if (!index) {
+		out->addr = h->wk.root;
+		out->ranks = rs->local_n;
+		out->first_rank = rs->local_first;
+		out->registered_ns = rs->local_registered_ns;
+		out->missing_n = h->wk.world_size - rs->got;
+		for (r = 0; r < h->wk.world_size &&
+			    out->n_missing < ARRAY_SIZE(out->missing); r++)
+			if (!rs->owner[r])
+				out->missing[out->n_missing++] = r;
+		return 0;
+	}
+	j = &rs->joined[index - 1];
+	out->addr = j->listen;
+	out->ranks = j->n_ranks;
+	out->first_rank = j->first_rank;
+	out->joined_ns = j->joined_ns;
+	out->registered_ns = j->registered_ns;
+	out->handshake_ns = j->handshake_ns;
+	out->connected = j->link;
+	if (j->link)
+		out->rtt_us = encd_link_rtt_us(j->link);
+	return 0;
 }
 
 /**
