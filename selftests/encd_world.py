@@ -65,7 +65,8 @@ def join_failed(res):
 
 
 class Rank:
-    """One rank: `encctl -j world join`, in a network namespace if given.
+    """One rank: `encctl -j world join` (or @verb: check), in a network
+    namespace if given.
     The world's secret is SECRET_FILE's with @secret True, @env_secret
     through libenc's ENC_WORLD_SECRET, else none.
     .start and .end are the time.monotonic() at which it was started and
@@ -81,8 +82,8 @@ class Rank:
     started = []
 
     def __init__(self, vnc, gid, n, root, timeout_ms=30000, extra=(), secret=False, netns=None,
-                 program=None, env_secret=None):
-        cmd = [ENCCTL, "-j", "world", "join", "--vnc", str(vnc), "--g-device-id", str(gid),
+                 program=None, env_secret=None, verb="join"):
+        cmd = [ENCCTL, "-j", "world", verb, "--vnc", str(vnc), "--g-device-id", str(gid),
                "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
         if secret:
             cmd += ["--secret-file", SECRET_FILE]

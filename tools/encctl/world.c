@@ -12,6 +12,7 @@
  *                     [any option above, which wins over the launcher's]
  *   encctl world launch -n N --root HOST:PORT [--ranks FIRST:COUNT]
  *                     [--vnc-base B] [join options]
+ *   encctl world check [--barriers K] [join options] (check.c)
  *
  * With -j, a join that formed prints one JSON object: "ok" (true), "error"
  * (null), "status" (NRT_SUCCESS), "reason" (null), then its record: "rank",
@@ -46,19 +47,7 @@
 #include "args.h"
 #include "encctl.h"
 #include "print.h"
-
-struct join_opts {
-	uint32_t vnc, ctx, g_device_id, world_size, hold, timeout_ms;
-	uint32_t first, count;		/* launch: the ranks to start here */
-	uint32_t barriers;		/* more group barriers, timed */
-	uint32_t barrier_group;		/* of this group's comm (ENC_GROUP_GLOBAL: the world's) */
-	const char *root, *program, *secret_file;
-	bool check_sigs, barrier, force_tcp, sig_all_groups;
-	bool from_env, dry_run;
-	uint32_t launchers;		/* --launcher: 1 << enum enc_launcher; 0: any */
-	uint32_t port;			/* --port: the root's, with --from-env */
-	struct enc_launch launch;	/* what --from-env found */
-};
+#include "world.h"
 
 static int world_help(int argc, char **argv)
 {
@@ -78,6 +67,7 @@ static int world_help(int argc, char **argv)
 	       "                          [--program FILE%%u.json] [--no-check-sigs] [--barrier]\n"
 	       "                          [--hold SECONDS] [--timeout-ms MS]\n"
 	       "                          [--secret-file FILE] [--force-tcp] [--sig-all-groups]\n"
+	       "       encctl [-j] world check [--barriers K] [any join option, --from-env too]\n"
 	       "       encctl world help\n");
 	return ENCCTL_EXIT_OK;
 }
@@ -199,9 +189,8 @@ static int from_env(const char *where, struct join_opts *o, bool *have_vnc, bool
 	return 0;
 }
 
-/* Parses join's options (and launch's); 0, or the exit code after saying what is wrong. */
-static int parse_opts(const char *where, int argc, char **argv, struct join_opts *o,
-		      bool *have_vnc, bool *have_gid)
+int encctl_world_parse(const char *where, int argc, char **argv, struct join_opts *o,
+		       bool *have_vnc, bool *have_gid)
 {
 	struct encctl_optparse p = {
 		.where = where, .opts = encctl_world_opts, .argc = argc, .argv = argv,
@@ -314,22 +303,6 @@ static int parse_opts(const char *where, int argc, char **argv, struct join_opts
 	return 0;
 }
 
-struct join_result {
-	NRT_STATUS st;
-	uint32_t reason;		/* enc_last_reason() of the step that failed */
-	char error[512];
-	struct enc_world_info info;
-	uint32_t n_new, n_hits;
-	bool have_groups;
-	struct encd_node_info node;
-	bool have_node;
-	uint64_t t_build, t_setup, t_load, t_init_groups, t_barrier;
-	uint64_t barrier_median_us;	/* of --barriers more group barriers */
-	uint32_t barriers_passed;	/* of those */
-	struct encd_node_info groups[ENCD_MAX_COMM_N];	/* the replica groups' comms */
-	bool have_group[ENCD_MAX_COMM_N];
-};
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -373,7 +346,7 @@ static NRT_STATUS read_secret(const char *path, char *buf, size_t size, uint32_t
 	return NRT_SUCCESS;
 }
 
-static void join_run(const struct join_opts *o, struct join_result *r)
+void encctl_world_run(const struct join_opts *o, struct join_result *r)
 {
 	struct enc_setup_opts so = {
 		.timeout_ms = o->timeout_ms,
@@ -556,7 +529,7 @@ static void print_record(const struct join_opts *o, const struct join_result *r)
 }
 
 /* --dry-run: what a join would use, and where each value came from. */
-static int print_dry_run(const struct join_opts *o)
+int encctl_world_print_dry_run(const struct join_opts *o)
 {
 	static const char *const keys[ENC_LAUNCH_FIELD_N] = {
 		[ENC_LAUNCH_RANK] = "g_device_id", [ENC_LAUNCH_WORLD_SIZE] = "world_size",
@@ -615,7 +588,7 @@ static int world_join(int argc, char **argv)
 	bool have_vnc = false, have_gid = false;
 	int ret;
 
-	ret = parse_opts("world join", argc, argv, &o, &have_vnc, &have_gid);
+	ret = encctl_world_parse("world join", argc, argv, &o, &have_vnc, &have_gid);
 	if (ret)
 		return ret;
 	if (!have_vnc)
@@ -623,8 +596,8 @@ static int world_join(int argc, char **argv)
 	if (!have_gid)
 		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --g-device-id is required");
 	if (o.dry_run)
-		return print_dry_run(&o);
-	join_run(&o, &r);
+		return encctl_world_print_dry_run(&o);
+	encctl_world_run(&o, &r);
 	print_open_object(NULL);
 	if (r.st != NRT_SUCCESS) {
 		print_record(&o, &r);
@@ -665,7 +638,7 @@ static int world_launch(int argc, char **argv)
 	int ret, fork_err = 0;
 	pid_t *pids;
 
-	ret = parse_opts("world launch", argc, argv, &o, &have_vnc, &have_gid);
+	ret = encctl_world_parse("world launch", argc, argv, &o, &have_vnc, &have_gid);
 	if (ret)
 		return ret;
 	if (have_gid)
@@ -782,6 +755,7 @@ static int world_launch(int argc, char **argv)
 static const struct cmd cmds[] = {
 	{ "join", world_join },
 	{ "launch", world_launch },
+	{ "check", encctl_world_check },
 	{ "help", world_help },
 	{ NULL, NULL },
 };
