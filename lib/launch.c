@@ -469,7 +469,12 @@ NRT_STATUS enc_launch_from_env(char *const *envp, struct enc_launch *l)
 	if (!l->world_size)
 		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
 					 "launcher: the world size (%s) is 0", l->from[ENC_LAUNCH_WORLD_SIZE]);
-	if (l->rank >= l->world_size || l->local_rank >= l->world_size)
+	/*
+	 * A launcher's local rank counts its ranks on the host, so it is below
+	 * the world size; a core the caller gave is any core of this host.
+	 */
+	if (l->rank >= l->world_size ||
+	    (l->local_rank >= l->world_size && !(l->given & (1u << ENC_LAUNCH_LOCAL_RANK))))
 		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
 					 "launcher: rank %u (%s) or local rank %u (%s) is not inside a world of %u (%s)",
 					 l->rank, l->from[ENC_LAUNCH_RANK], l->local_rank,

@@ -171,6 +171,21 @@ TEST(a_given_value_wins_and_is_not_compared)
 	EXPECT_EQ(8, l.world_size);
 }
 
+TEST(a_given_core_may_be_beyond_the_world_size)
+{
+	struct enc_launch l = {
+		.given = 1u << ENC_LAUNCH_LOCAL_RANK,
+		.local_rank = 8,
+	};
+
+	/* A world of 2 on cores 8 and 9: --vnc names a core, not a local rank. */
+	ASSERT_EQ(NRT_SUCCESS, launch("RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 "
+				      "MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", &l))
+		TH_LOG("%s", enc_last_error());
+	EXPECT_EQ(8, l.local_rank);
+	EXPECT_EQ(1, l.rank);
+}
+
 TEST(a_given_port_wins_over_the_launchers)
 {
 	struct enc_launch l = { .port = 7000 };
