@@ -22,6 +22,9 @@ packages=(
 	# the netlink code generator and the YNL CLI (6.12's tools/net/ynl),
 	# which validate the spec against the kernel's schema
 	linux-source-6.12 python3-jsonschema
+	# the real job launchers the launcher tests run in the VM: torchrun,
+	# Open MPI's mpirun, and a Slurm cluster of VMs (munge authenticates it)
+	python3-torch openmpi-bin slurmctld slurmd slurm-client munge
 	# make deb (debhelper, dh-dkms, lintian) and the install test, which
 	# builds the module with DKMS inside the VM and applies the udev rule
 	debhelper dh-dkms dkms dpkg-dev fakeroot lintian udev adduser passwd
