@@ -11,15 +11,11 @@
 #   multihost-bootstrap.sh [--kver KVER] [--vms N] [--ranks-per-vm R]
 #                          [--mem MB] [--bench]
 #
-# The virtual network stays on this host's loopback. Two VMs are joined
-# point to point (QEMU socket listen/connect on 127.0.0.1). More share a
-# multicast group whose socket QEMU binds to the loopback interface
-# (mcast=230.0.0.1:PORT,localaddr=127.0.0.1: IP_MULTICAST_IF and the
-# membership on 127.0.0.1, so frames are looped back on lo and never sent on
-# another interface; lo needs no MULTICAST flag for that). Checked on a 4-VM
-# world of 1,024 ranks: tcpdump on the default route's interface saw no frame
-# of it. When tcpdump is installed and this runs as root, every run checks
-# it again and fails if a frame of the VMs' network shows up there.
+# The virtual network stays on this host's loopback (tools/vm/vmnet.sh).
+# Checked on a 4-VM world of 1,024 ranks: tcpdump on the default route's
+# interface saw no frame of it. When tcpdump is installed and this runs as
+# root, every run checks it again and fails if a frame of the VMs' network
+# shows up there.
 #
 # The VMs run side by side, holding the machine's VM lock together
 # (tools/vm/run.sh). --mem sizes each VM (MiB; 256 ranks need about 1 GiB).
@@ -36,6 +32,8 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=tools/vm/vmnet.sh
+. "$top/tools/vm/vmnet.sh"
 kver='' vms=2 per=4 mem=1024 bench=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,10 +45,7 @@ while [ $# -gt 0 ]; do
 	*) sed -n '/^#   multihost/,/^#$/p' "$0" >&2; exit 2 ;;
 	esac
 done
-if [ -z "$kver" ]; then
-	kver=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sed 's|.*/linux-headers-||' |
-		grep -v -e cloud -e rt | sort -V | tail -n 1)
-fi
+[ -n "$kver" ] || kver=$(vmnet_kver)
 ko=$top/build/$kver/kmod/encd.ko
 encctl=$top/build/tools/encctl
 [ -r "$ko" ] && [ -x "$encctl" ] || { echo "build first: make KVER=$kver" >&2; exit 1; }
@@ -61,7 +56,6 @@ mkdir -p "$out"
 n=$((vms * per))
 port=$((20000 + $$ % 20000))
 root_port=29600
-pids=()
 # A root off loopback needs a world secret, the same on every VM.
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$out/secret"
 
@@ -69,17 +63,8 @@ exec 7>"${ENCD_VM_LOCK:-/var/lock/encd-vm.lock}"
 flock 7
 export ENCD_VM_LOCK_HELD=1
 
-# The proof that the network stays here: nothing of it on the interface of
-# the default route.
-dev=$(ip route show default 2>/dev/null | sed -n 's/.* dev \([^ ]*\).*/\1/p' | head -n 1)
-capture=''
-if [ -n "$dev" ] && [ "$(id -u)" = 0 ] && command -v tcpdump >/dev/null; then
-	tcpdump -i "$dev" -n -p -w "$out/leak.pcap" \
-		"udp port $port or dst host 230.0.0.1 or net 10.77.0.0/24" \
-		2>"$out/tcpdump.log" &
-	capture=$!
-	sleep 1
-fi
+vmnet_lock
+vmnet_capture_start "$out" "$port"
 
 if [ -n "$bench" ]; then
 	hold=$((10 + n / 64))
@@ -121,34 +106,12 @@ for i in $(seq 0 $((vms - 1))); do
 		echo 'rmmod encd || rc=1'
 		echo 'exit $rc'
 	} > "$out/vm$i.sh"
-	chmod +x "$out/vm$i.sh"
-	mac=52:54:00:77:00:$(printf %02x $((i + 1)))
-	if [ "$vms" -eq 2 ]; then
-		[ "$i" -eq 0 ] && sock="listen=127.0.0.1:$port" || sock="connect=127.0.0.1:$port"
-	else
-		sock="mcast=230.0.0.1:$port,localaddr=127.0.0.1"
-	fi
-	"$top/tools/vm/run.sh" --kernel "/boot/vmlinuz-$kver" --modules-dir "/lib/modules/$kver" \
-		--out "$out/vm$i" --timeout 1800 --mem "$mem" --quiet \
-		--qemu -nic --qemu "socket,$sock,model=virtio-net-pci,mac=$mac" \
-		-- "$out/vm$i.sh" > "$out/vm$i.log" 2>&1 &
-	pids+=($!)
-	# Each run writes the shared initramfs first; let one finish it.
-	sleep 3
+	vmnet_start "$i" "$vms" "$port" "$kver" "$out/vm$i.sh" "$out/vm$i" "$mem"
 done
 
-failed=0
-for i in "${!pids[@]}"; do
-	wait "${pids[$i]}" || failed=$((failed + 1))
-done
-leaked=''
-if [ -n "$capture" ]; then
-	sleep 1
-	kill -INT "$capture" 2>/dev/null || true
-	wait "$capture" || true
-	leaked=$(tcpdump -n -r "$out/leak.pcap" 2>/dev/null | wc -l)
-	echo "# $dev: $leaked frames of the VMs' network (tcpdump)"
-fi
+vmnet_wait "$out"
+failed=$vmnet_failed
+leaked=$vmnet_leaked
 ok=$(cat "$out"/vm*/output.log 2>/dev/null | grep '^{' | grep -c '"ok":true' || true)
 for i in $(seq 0 $((vms - 1))); do
 	grep -h '"error":"' "$out/vm$i/output.log" 2>/dev/null | head -n 3 | sed "s/^/# vm$i: /"

@@ -8,12 +8,14 @@
 #
 #   check.sh --kernel VMLINUZ --build BUILD/KVER [--modules-dir DIR]
 #            [--selftests DIR] [--allow-skip NAME]... [--multihost VMS]...
-#            [--install]
+#            [--slurm VMS]... [--install]
 #            [run.sh options] -- [NAME]...
 #
 # --allow-skip names a program whose tests may skip in this lane (the lane's
 # list; any other skip fails it). --multihost also forms one world across VMS
-# VMs (multihost-bootstrap.sh), once per --multihost given. --install also
+# VMs (multihost-bootstrap.sh), once per --multihost given; --slurm runs a
+# Slurm cluster of VMS VMs whose srun starts the world (slurm-cluster.sh).
+# --install also
 # builds the Debian packages and installs them in a VM of their own, where
 # DKMS builds the module (tools/pkg/install-test.sh).
 #
@@ -26,11 +28,12 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-build='' multihost=() install='' runner_args=() vm_args=() allowed=()
+build='' multihost=() slurm=() install='' runner_args=() vm_args=() allowed=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--multihost) multihost+=("$2"); shift 2 ;;
+	--slurm) slurm+=("$2"); shift 2 ;;
 	--install) install=1; shift ;;
 	--selftests) runner_args+=(--selftests "$2"); shift 2 ;;
 	--allow-skip) runner_args+=(--allow-skip "$2"); allowed+=("$2"); shift 2 ;;
@@ -107,6 +110,11 @@ extra_test() {
 # Hosts that share no kernel: one world across VMs on a virtual network.
 for vms in "${multihost[@]}"; do
 	extra_test "multi-host test ($vms VMs)" "$here/../multihost-bootstrap.sh" \
+		--kver "$(basename "$build")" --vms "$vms"
+done
+# A Slurm cluster of VMs, where srun starts the world.
+for vms in "${slurm[@]}"; do
+	extra_test "Slurm cluster test ($vms VMs)" "$here/../slurm-cluster.sh" \
 		--kver "$(basename "$build")" --vms "$vms"
 done
 # The packages, installed where DKMS builds the module for this kernel.

@@ -35,6 +35,9 @@ VM_INSTALL ?= --install
 # The worlds across VMs each Debian lane forms (unless TESTS picks
 # programs): one of 2 VMs and one of 4, each VM a host of 4 ranks.
 VM_MULTIHOST ?= 2 4
+# The Slurm cluster of VMs (tools/slurm-cluster.sh: srun forms a world of
+# 16 ranks on 4 nodes, then one task is killed) runs in the 6.1 lane only.
+VM_SLURM ?= $(if $(findstring 6.1.,$(VM_KVER)),4)
 # A KVER given on the command line ("6.12") reaches here as given: the lanes
 # need the installed version's full name.
 VM_KVER := $(if $(findstring -amd64,$(KVER)),$(KVER),$(call kver_newest,$(KVER).))
@@ -57,7 +60,8 @@ vm-kver:
 vm-check: vm-kver
 	@$(MAKE) --no-print-directory all KVER=$(VM_KVER)
 	@$(VM_DIR)/check.sh --kernel /boot/vmlinuz-$(VM_KVER) --modules-dir /lib/modules/$(VM_KVER) \
-		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,$(foreach v,$(VM_MULTIHOST),--multihost $(v)) $(VM_INSTALL)) \
+		--build $(BUILD)/$(VM_KVER) $(if $(TESTS),,$(foreach v,$(VM_MULTIHOST),--multihost $(v)) \
+			$(foreach v,$(VM_SLURM),--slurm $(v)) $(VM_INSTALL)) \
 		$(foreach t,$(VM_ALLOW_SKIP),--allow-skip $(t)) \
 		--mem $(VM_MEM) --timeout $(VM_TIMEOUT) -- $(TESTS)
 
