@@ -36,9 +36,17 @@ exec 9>"$out/.lock"
 flock 9
 
 src=$out/encd-$version
-# The working tree as it is, without what builds and version control add.
+# The files git tracks, as the working tree has them: whatever else lies
+# there (a binary built by hand, an editor's backup) is not the source. A
+# tree that is no git checkout (an unpacked source package) goes whole,
+# without what builds add.
 tree() {
-	tar -C "$top" --exclude=./build --exclude=./.git --exclude=__pycache__ "$@" -cf - .
+	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$top" ls-files -z --cached |
+			tar -C "$top" --null --ignore-failed-read -T - "$@" -cf -
+	else
+		tar -C "$top" --exclude=./build --exclude=./.git --exclude=__pycache__ "$@" -cf - .
+	fi
 }
 # The date of the newest commit, so that one tree always gives one changelog.
 when=${SOURCE_DATE_EPOCH:-$(git -C "$top" log -1 --format=%ct 2>/dev/null || date +%s)}
