@@ -92,10 +92,22 @@ check-syzkaller:
 .PHONY: check-peer-constants
 check-peer-constants:
 	@python3 -B $(TOP)/selftests/encd_peer/wire.py $(TOP)/kmod/wire.h
-host-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants check-launch-env
+host-check: checkpatch check-docs check-ynl check-syzkaller check-peer-constants check-launch-env \
+	check-rules
 
 # The launcher environment's parser (lib/launch.c) needs nothing but libc:
 # its selftest runs natively first, before any VM boots (and in each lane).
 .PHONY: check-launch-env
 check-launch-env: $(BUILD)/selftests/launch_env_test
 	@$< >$<.log 2>&1 || { cat $<.log; exit 1; }; tail -n 1 $<.log
+
+# The pure rules the module compiles (kmod/rules.h: departures; kmod/
+# schedule.h: the trees, the hypercube, the barrier) are checked in user
+# space, exhaustively and in seconds, before any VM boots (and in each lane).
+.PHONY: check-rules
+check-rules: $(BUILD)/selftests/departure_rules_test $(BUILD)/selftests/schedule_test
+	@for t in $^; do \
+		$$t >$$t.log 2>&1 || { cat $$t.log; exit 1; }; \
+		echo "$${t##*/}: $$(tail -n 1 $$t.log | sed 's/^# //')$$(grep -o '[0-9]* states' $$t.log | \
+			tail -n 1 | sed 's/^/, /')"; \
+	done
