@@ -220,7 +220,7 @@ expect abbreviated_value_is_refused 2 "unknown pod-type 'sw' .*did you mean swit
 expect abbreviated_option_is_refused 2 \
 	"program sign: '--vn' is not an option \\(options are never abbreviated\\); did you mean --vnc\\?" \
 	"$encctl" program sign x.json --vn 0
-expect unknown_command_lists_the_commands 2 "world: unknown command 'go'; try join, launch or help" \
+expect unknown_command_lists_the_commands 2 "world: unknown command 'go'; try join, launch, check or help" \
 	"$encctl" world go
 expect missing_command_lists_the_commands 2 'program needs a command; try sign or help' \
 	"$encctl" program
