@@ -88,14 +88,18 @@ static int mac(struct crypto_shash *tfm, const char *label, const void *a, size_
  * @kind: where it comes from: ENCD_KEY_SECRET, _LOOPBACK or _INSECURE
  * @secret: the world secret (ENCD_KEY_SECRET only)
  * @len: its length
+ * @owner: whose a loopback world is (ENCD_KEY_LOOPBACK only): 2 words, 'u'
+ *	and a user id or 'g' and a group id, in the initial user namespace
  * @key: out: ENCD_KEY_LEN bytes
  *
  * Return: 0 or the crypto API's error.
  */
-int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *key)
+int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, const __be32 *owner,
+			u8 *key)
 {
 	static const u8 zero[ENCD_KEY_LEN];
 	struct crypto_shash *tfm;
+	size_t owner_len = 0;
 	const char *label;
 	int err;
 
@@ -107,6 +111,7 @@ int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *
 		secret = module_secret;
 		len = sizeof(module_secret);
 		label = "encd-v2 loopback";
+		owner_len = 2 * sizeof(*owner);
 		break;
 	default:
 		secret = zero;
@@ -117,7 +122,7 @@ int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *
 	tfm = encd_auth_tfm(secret, len);
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	err = mac(tfm, label, NULL, 0, NULL, 0, NULL, 0, key);
+	err = mac(tfm, label, owner, owner_len, NULL, 0, NULL, 0, key);
 	crypto_free_shash(tfm);
 	return err;
 }

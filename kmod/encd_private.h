@@ -444,13 +444,16 @@ enum encd_key_kind {
 /*
  * What makes ranks of this kernel the same world's, and so share a host
  * agent: the network namespace, the root's address, the world size, the
- * world key, and (when TCP is forced between local ranks) the rank itself.
+ * world key (a loopback world's binds its owner: a user, or the
+ * loopback_group), and (when TCP is forced between local ranks) the rank
+ * itself.
  */
 struct encd_world_key {
 	struct net *net;
 	struct sockaddr_storage root;
 	u32 world_size;
 	u32 solo;			/* a rank with a host of its own, or U32_MAX */
+	bool loopback;			/* keyed by this kernel: ENCD_KEY_LOOPBACK */
 	u8 key[ENCD_KEY_LEN];
 };
 
@@ -733,7 +736,8 @@ struct encd_rank {
 
 /* auth.c */
 struct crypto_shash *encd_auth_tfm(const u8 *key, u32 len);
-int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, u8 *key);
+int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, const __be32 *owner,
+			u8 *key);
 int encd_auth_proof(struct crypto_shash *world, bool initiator, u32 purpose, const u8 *nonce_i,
 		    const u8 *nonce_r, u8 *proof);
 bool encd_auth_proof_ok(struct crypto_shash *world, bool initiator, u32 purpose,
@@ -924,6 +928,7 @@ int encd_pool_for_each(struct encd_rank *r, int (*fn)(struct encd_node *node, vo
 u32 encd_timeout_ms(u32 asked, u32 dflt);
 bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
+kgid_t encd_loopback_group(void);
 
 /* rank.c */
 __printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);

@@ -2,12 +2,14 @@
 /*
  * The module parameters of worlds, and the one way each is read: the
  * deadline of an operation, whether ranks of this host hand messages over
- * inside the module, and whether a world off loopback may form without a
- * secret. The administrator may change them at any time (0644); a reader
+ * inside the module, whether a world off loopback may form without a
+ * secret, and which group's members share loopback worlds. The administrator may change them at any time (0644); a reader
  * takes each value once, when it decides.
  */
+#include <linux/cred.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/uidgid.h>
 
 #include "encd_private.h"
 
@@ -25,6 +27,11 @@ static bool allow_insecure_worlds;
 module_param(allow_insecure_worlds, bool, 0644);
 MODULE_PARM_DESC(allow_insecure_worlds,
 		 "Let worlds whose root is not on loopback form without a world secret (default N: refused)");
+
+static int loopback_group = -1;
+module_param(loopback_group, int, 0644);
+MODULE_PARM_DESC(loopback_group,
+		 "A group (id) whose members share loopback worlds (default -1: a loopback world is its user's alone)");
 
 #define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
 
@@ -63,4 +70,16 @@ bool encd_local_delivery(void)
 bool encd_allow_insecure_worlds(void)
 {
 	return READ_ONCE(allow_insecure_worlds);
+}
+
+/**
+ * encd_loopback_group() - the group whose members share loopback worlds
+ *
+ * Return: the group, in the initial user namespace; INVALID_GID when none.
+ */
+kgid_t encd_loopback_group(void)
+{
+	int gid = READ_ONCE(loopback_group);
+
+	return gid < 0 ? INVALID_GID : make_kgid(&init_user_ns, gid);
 }

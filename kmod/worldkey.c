@@ -4,11 +4,18 @@
  * world's (struct encd_world_key), and which key authenticates the world's
  * links: the ranks' secret, this kernel's own for a world on loopback, or
  * none where the administrator allows it. auth.c derives the key itself.
+ *
+ * A loopback world is its owner's: the key binds the user of the process
+ * that sets a rank up, or the loopback_group when that process is in it.
+ * Another user's rank has another key: its host fails the handshake with
+ * the root, and cannot join, nor fail the world.
  */
+#include <linux/cred.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <net/ipv6.h>
 
 #include "encd_private.h"
@@ -26,6 +33,20 @@ static bool addr_is_loopback(const struct sockaddr_storage *ss)
 	return false;
 }
 
+/* Whose a loopback world the caller sets up is: its group's, or its user's. */
+static void loopback_owner(__be32 owner[2])
+{
+	kgid_t gid = encd_loopback_group();
+
+	if (gid_valid(gid) && in_egroup_p(gid)) {
+		owner[0] = cpu_to_be32('g');
+		owner[1] = cpu_to_be32(from_kgid(&init_user_ns, gid));
+	} else {
+		owner[0] = cpu_to_be32('u');
+		owner[1] = cpu_to_be32(from_kuid(&init_user_ns, current_euid()));
+	}
+}
+
 /**
  * encd_world_key_setup() - the world key a SETUP asks for
  * @ucmd: the SETUP command
@@ -40,6 +61,7 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 {
 	u8 secret[ENCD_WORLD_SECRET_MAX];
 	enum encd_key_kind kind;
+	__be32 owner[2];
 	int err;
 
 	memset(wk, 0, sizeof(*wk));
@@ -63,6 +85,8 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 		kind = ENCD_KEY_SECRET;
 	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
 		kind = ENCD_KEY_LOOPBACK;
+		wk->loopback = true;
+		loopback_owner(owner);
 	} else if (encd_allow_insecure_worlds()) {
 		kind = ENCD_KEY_INSECURE;
 	} else {
@@ -70,7 +94,7 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 				 "root_comm_id %s is not a loopback address and the world has no secret: give every rank the same secret (ENC_WORLD_SECRET, or encctl --secret-file) or load encd with allow_insecure_worlds=1",
 				 g->root_comm_id);
 	}
-	err = encd_auth_world_key(kind, secret, cmd->secret_len, wk->key);
+	err = encd_auth_world_key(kind, secret, cmd->secret_len, owner, wk->key);
 	memzero_explicit(secret, sizeof(secret));
 	if (err)
 		return encd_fail_why(ucmd, err, ENCD_REASON_INTERNAL, "Cannot derive the world key (%d)",

@@ -66,7 +66,8 @@ def join_failed(res):
 
 class Rank:
     """One rank: `encctl -j world join` (or @verb: check), in a network
-    namespace if given.
+    namespace if given, through @runas (a command such as setpriv's that
+    runs it as another user) if given.
     The world's secret is SECRET_FILE's with @secret True, @env_secret
     through libenc's ENC_WORLD_SECRET, else none.
     .start and .end are the time.monotonic() at which it was started and
@@ -82,14 +83,14 @@ class Rank:
     started = []
 
     def __init__(self, vnc, gid, n, root, timeout_ms=30000, extra=(), secret=False, netns=None,
-                 program=None, env_secret=None, verb="join"):
+                 program=None, env_secret=None, verb="join", runas=()):
         cmd = [ENCCTL, "-j", "world", verb, "--vnc", str(vnc), "--g-device-id", str(gid),
                "--world-size", str(n), "--root", root, "--timeout-ms", str(timeout_ms)]
         if secret:
             cmd += ["--secret-file", SECRET_FILE]
         if program:
             cmd += ["--program", program]
-        cmd += list(extra)
+        cmd = list(runas) + cmd + list(extra)
         if netns:
             cmd = ["ip", "netns", "exec", netns] + cmd
         self.gid, self.vnc = gid, vnc

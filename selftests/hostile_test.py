@@ -170,6 +170,62 @@ def a_root_off_loopback_needs_a_secret():
         "holding no secret joined" % r.error
 
 
+NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+
+
+@case
+def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
+    """A loopback world is its user's: another user's rank of the same root
+    and size, even one whose settings differ (which would fail the world
+    from a member), fails alone, at once, with a sentence; the world forms
+    with its own user's rank. With loopback_group, that group's processes
+    share one."""
+    dev, param = "/dev/encd", "/sys/module/encd/parameters/loopback_group"
+    mode = os.stat(dev).st_mode & 0o777
+    os.chmod(dev, 0o666)
+    try:
+        n, root = 3, loopback()
+        ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"]) for r in range(2)]
+        if not root_listens(root):
+            return False, "the root never listened"
+        other = Rank(2, 2, n, root, DEADLINE_MS, ["--barrier", "--no-check-sigs"], runas=NOBODY)
+        other.wait()
+        want = "the loopback world at %s is another user's" % root
+        if other.ok or want not in other.error or other.end - other.start > 5 or \
+                other.res.get("reason") != "auth":
+            return False, "nobody's rank: %s (%s) after %.1f s" % (
+                other.error, other.res.get("reason"), other.end - other.start)
+        ranks.append(Rank(2, 2, n, root, DEADLINE_MS, ["--barrier"]))
+        finish(ranks)
+        ok, why = all_ok(ranks)
+        if not ok:
+            return False, "after nobody's rank: " + why
+        # One group shares its loopback worlds: root's ranks and nobody's,
+        # all with the group as their effective group.
+        with open(param, "w") as f:
+            f.write("4242")
+        try:
+            root = loopback()
+            group = ("setpriv", "--regid=4242", "--clear-groups")
+            ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"], runas=group)
+                     for r in range(2)]
+            if not root_listens(root):
+                return False, "the group's root never listened"
+            ranks.append(Rank(2, 2, n, root, DEADLINE_MS, ["--barrier"],
+                              runas=NOBODY[:2] + ("--regid=4242", "--clear-groups")))
+            finish(ranks)
+        finally:
+            with open(param, "w") as f:
+                f.write("-1")
+        ok, why = all_ok(ranks)
+        if not ok:
+            return False, "with loopback_group=4242: " + why
+        return True, "refused at once: \"%s\"; the world formed with its own user's rank; " \
+            "with loopback_group, ranks of two users in the group formed one" % other.error
+    finally:
+        os.chmod(dev, mode)
+
+
 # --- replays, forgeries, other worlds ---
 
 def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",), kernel=None,
