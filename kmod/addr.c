@@ -9,6 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/socket.h>
 #include <linux/string.h>
+#include <net/ipv6.h>
 
 #include "encd_private.h"
 
@@ -61,6 +62,25 @@ void encd_addr_set_port(struct sockaddr_storage *ss, u16 port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 	else
 		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+/**
+ * encd_addr_same_host() - whether two addresses name the same host
+ * @a: one address, AF_INET or AF_INET6
+ * @b: the other
+ *
+ * Return: whether their families and IP addresses are equal (the ports
+ * are not compared).
+ */
+bool encd_addr_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
 }
 
 /**

@@ -753,6 +753,7 @@ void encd_auth_exit(void);
 /* addr.c */
 int encd_addr_parse(const char *s, struct sockaddr_storage *ss);
 void encd_addr_set_port(struct sockaddr_storage *ss, u16 port);
+bool encd_addr_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 void encd_addr_to_wire(const struct sockaddr_storage *ss, struct encd_wire_addr *w);
 int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage *ss);
 const char *encd_errno_name(int err);

@@ -332,6 +332,16 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 			return -EPROTO;
 		}
 	}
+	/*
+	 * Its listener is where the other hosts will call it: the address it
+	 * came from, or a member could make them call anywhere it chose.
+	 */
+	if (!encd_addr_same_host(&listen, encd_link_addr(l))) {
+		reject(h, l, -EADDRNOTAVAIL, ENCD_REASON_ADDRESS, ENCD_WIRE_NO_RANK,
+		       "it announced %pISc for its peers to call, not %pISc, the address it came from (a host behind NAT cannot take part)",
+		       &listen, encd_link_addr(l));
+		return 0;
+	}
 	/* The world failed before it came: it hears why, as the others did. */
 	if (h->state == ENCD_HOST_FAILED) {
 		reject(h, l, h->failure.err, h->failure.reason, ENCD_WIRE_NO_RANK, "%s",

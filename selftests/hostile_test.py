@@ -226,6 +226,26 @@ def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
         os.chmod(dev, mode)
 
 
+@case
+def a_host_that_announces_another_address_is_refused():
+    """A member's JOIN names where the other hosts will call it: the root
+    takes only the address its connection came from."""
+    n, root = 2, loopback()
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"], secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, [1], KEY, listen_host="127.0.0.2").start()
+    e = f.wait(lambda e: e["ev"] in ("reject", "table", "uplink_closed"), 10)
+    f.stop()
+    want = "it announced 127.0.0.2 for its peers to call, not 127.0.0.1, the address it came from"
+    if not e or e["ev"] != "reject" or e["rank"] != P.NO_RANK or want not in e["text"]:
+        return False, "the host announcing 127.0.0.2: %s" % e
+    r1 = Rank(1, 1, n, root, DEADLINE_MS, ["--barrier"], secret=True)
+    finish([r0, r1])
+    ok, why = all_ok([r0, r1])
+    return ok, why if not ok else "refused: \"%s\"; %s" % (e["text"], why)
+
+
 # --- replays, forgeries, other worlds ---
 
 def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",), kernel=None,
