@@ -346,16 +346,11 @@ int encctl_world_check(int argc, char **argv)
 {
 	struct join_opts o = {};
 	struct join_result r = {};
-	bool have_vnc = false, have_gid = false;
 	int ret;
 
-	ret = encctl_world_parse("world check", argc, argv, &o, &have_vnc, &have_gid);
+	ret = encctl_world_parse_rank("world check", argc, argv, &o);
 	if (ret)
 		return ret;
-	if (!have_vnc)
-		return encctl_err(ENCCTL_EXIT_USAGE, "world check: --vnc is required");
-	if (!have_gid)
-		return encctl_err(ENCCTL_EXIT_USAGE, "world check: --g-device-id is required");
 	if (o.dry_run)
 		return encctl_world_print_dry_run(&o);
 	o.barrier = true;

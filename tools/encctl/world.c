@@ -581,20 +581,30 @@ int encctl_world_print_dry_run(const struct join_opts *o)
 	return ENCCTL_EXIT_OK;
 }
 
+int encctl_world_parse_rank(const char *where, int argc, char **argv, struct join_opts *o)
+{
+	bool have_vnc = false, have_gid = false;
+	int ret;
+
+	ret = encctl_world_parse(where, argc, argv, o, &have_vnc, &have_gid);
+	if (ret)
+		return ret;
+	if (!have_vnc)
+		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --vnc is required", where);
+	if (!have_gid)
+		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --g-device-id is required", where);
+	return 0;
+}
+
 static int world_join(int argc, char **argv)
 {
 	struct join_opts o = {};
 	struct join_result r = {};
-	bool have_vnc = false, have_gid = false;
 	int ret;
 
-	ret = encctl_world_parse("world join", argc, argv, &o, &have_vnc, &have_gid);
+	ret = encctl_world_parse_rank("world join", argc, argv, &o);
 	if (ret)
 		return ret;
-	if (!have_vnc)
-		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --vnc is required");
-	if (!have_gid)
-		return encctl_err(ENCCTL_EXIT_USAGE, "world join: --g-device-id is required");
 	if (o.dry_run)
 		return encctl_world_print_dry_run(&o);
 	encctl_world_run(&o, &r);

@@ -50,6 +50,9 @@ struct join_result {
 int encctl_world_parse(const char *where, int argc, char **argv, struct join_opts *o,
 		       bool *have_vnc, bool *have_gid);
 
+/* The same for one rank (join, check): its core and number are required. */
+int encctl_world_parse_rank(const char *where, int argc, char **argv, struct join_opts *o);
+
 /*
  * One rank's bootstrap, step by step: the global comm, the world, the
  * program and its groups, the barriers asked for; @r says how far it got
