@@ -8,6 +8,7 @@ itself).
 
 Runs inside the test VM with encd loaded; never on the host.
 """
+import contextlib
 import json
 import os
 import re
@@ -273,6 +274,19 @@ def kernel_memory_kib():
             k, v = line.split(":")
             mi[k] = int(v.split()[0])
     return mi["Slab"] + mi["VmallocUsed"]
+
+
+@contextlib.contextmanager
+def module_param(name, value, back):
+    """encd's parameter @name set to @value for a while, then to @back."""
+    path = "/sys/module/encd/parameters/" + name
+    with open(path, "w") as f:
+        f.write(str(value))
+    try:
+        yield
+    finally:
+        with open(path, "w") as f:
+            f.write(str(back))
 
 
 def sh(*cmd, check=True):

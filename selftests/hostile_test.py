@@ -21,7 +21,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
-                        kernel_memory_kib, names_rank, root_listens, sh, wait_until, main)
+                        kernel_memory_kib, module_param, names_rank, root_listens, sh,
+                        wait_until, main)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -134,7 +135,6 @@ def a_wrong_secret_is_refused_and_the_right_one_admits_a_peer():
 @case
 def a_root_off_loopback_needs_a_secret():
     sh("ip", "addr", "add", "10.99.0.1/32", "dev", "lo", check=False)
-    param = "/sys/module/encd/parameters/allow_insecure_worlds"
     root = "10.99.0.1:%d" % port()
     r = Rank(0, 0, 2, root, DEADLINE_MS)
     r.wait()
@@ -152,18 +152,13 @@ def a_root_off_loopback_needs_a_secret():
     if not ok:
         return False, "with a secret: " + why
     # Where the administrator allowed it, anyone who can reach the root joins.
-    with open(param, "w") as f:
-        f.write("1")
-    try:
+    with module_param("allow_insecure_worlds", 1, 0):
         root = "10.99.0.1:%d" % port()
         r0 = Rank(0, 0, 2, root, DEADLINE_MS)
         anyone = P.FakeHost(root, 2, [1], P.world_key(insecure=True)).start()
         formed = anyone.wait("formed", 20)
         r0.wait()
         anyone.stop()
-    finally:
-        with open(param, "w") as f:
-            f.write("0")
     if not r0.ok or not formed:
         return False, "with allow_insecure_worlds=1: %s, peer formed: %s" % (r0.error, formed)
     return True, "refused: \"%s\"; formed with a secret; with allow_insecure_worlds=1 a peer " \
@@ -180,7 +175,7 @@ def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
     from a member), fails alone, at once, with a sentence; the world forms
     with its own user's rank. With loopback_group, that group's processes
     share one."""
-    dev, param = "/dev/encd", "/sys/module/encd/parameters/loopback_group"
+    dev = "/dev/encd"
     mode = os.stat(dev).st_mode & 0o777
     os.chmod(dev, 0o666)
     try:
@@ -202,9 +197,7 @@ def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
             return False, "after nobody's rank: " + why
         # One group shares its loopback worlds: root's ranks and nobody's,
         # all with the group as their effective group.
-        with open(param, "w") as f:
-            f.write("4242")
-        try:
+        with module_param("loopback_group", 4242, -1):
             root = loopback()
             group = ("setpriv", "--regid=4242", "--clear-groups")
             ranks = [Rank(r, r, n, root, DEADLINE_MS, ["--barrier"], runas=group)
@@ -214,9 +207,6 @@ def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
             ranks.append(Rank(2, 2, n, root, DEADLINE_MS, ["--barrier"],
                               runas=NOBODY[:2] + ("--regid=4242", "--clear-groups")))
             finish(ranks)
-        finally:
-            with open(param, "w") as f:
-                f.write("-1")
         ok, why = all_ok(ranks)
         if not ok:
             return False, "with loopback_group=4242: " + why
