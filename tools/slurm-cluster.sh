@@ -9,7 +9,8 @@
 # the batch's ENC_WORLD_SECRET, which srun passes on):
 #
 #   1. srun -N VMS --ntasks-per-node R encctl -j world check --from-env:
-#      every task passes, and rank 0's report names VMS hosts of R ranks;
+#      every task passes, and rank 0's report names VMS hosts of R ranks
+#      (then the same without -j: the report as an operator reads it);
 #   2. the same world with one task (rank R + 1, on the second node) killed
 #      by SIGKILL once the world formed, while the others run barriers:
 #      every other task fails within seconds, naming that rank.
@@ -124,6 +125,9 @@ srun -N $vms --ntasks-per-node $per $encctl -j world check --from-env --barriers
 	--timeout-ms 120000 > $res/check.json 2> $res/check.err
 echo \$? > $res/check.rc
 echo \$((\$(date +%s) - t0)) > $res/check.s
+# The same as an operator reads it: rank 0's report in text, the others quiet.
+srun -N $vms --ntasks-per-node $per $encctl world check --from-env --barriers 5 \\
+	--timeout-ms 120000 > $res/check.txt 2>&1
 # Rank $victim joins and is killed 5 s after the world formed; the others
 # run barriers until it fails them.
 srun -u -N $vms --ntasks-per-node $per --kill-on-bad-exit=0 bash -c '
@@ -240,11 +244,17 @@ if read("check.rc") != "0" or len(d) != n or bad or len(rep) != 1:
 else:
     rep = rep[0]
     hosts = sorted((h["first_rank"], h["ranks"]) for h in rep["hosts"])
+    text = read("check.txt")
     if hosts != [(i * per, per) for i in range(vms)] or rep["missing_n"]:
         why = "hosts (first rank, ranks) %s, %d missing" % (hosts, rep["missing_n"])
+    elif not text.startswith("world check: %d ranks formed in " % n) or \
+            "hosts slowest to register (of %d that came):" % vms not in text:
+        why = "the report in text: %r" % text[:400]
     else:
-        print("# srun -N %d --ntasks-per-node %d encctl -j world check --from-env "
-              "(%s s in all):" % (vms, per, read("check.s")))
+        print("# srun -N %d --ntasks-per-node %d encctl world check --from-env:" % (vms, per))
+        for line in sections.get("check.txt", []):
+            print("#   " + line.rstrip())
+        print("# the same with -j (%s s in all, srun included):" % read("check.s"))
         print("#   %d ranks formed in %.1f ms (%s), %d barriers, median %.2f ms" % (
             n, rep["setup_us"] / 1000,
             ", ".join("%s %.1f ms" % (k, v / 1000) for k, v in rep["phases"].items()),
