@@ -528,6 +528,13 @@ static void print_record(const struct join_opts *o, const struct join_result *r)
 	}
 }
 
+/* A root_comm_id on loopback, as the kernel reads one: 127/8, localhost, [::1]. */
+static bool root_on_loopback(const char *root)
+{
+	return !strncmp(root, "127.", 4) || !strncmp(root, "localhost:", 10) ||
+	       !strncmp(root, "[::1]:", 6);
+}
+
 /* --dry-run: what a join would use, and where each value came from. */
 int encctl_world_print_dry_run(const struct join_opts *o)
 {
@@ -540,8 +547,10 @@ int encctl_world_print_dry_run(const struct join_opts *o)
 		[ENC_LAUNCH_LOCAL_RANK] = "--vnc", [ENC_LAUNCH_ROOT] = "--root",
 	};
 	const struct enc_launch *l = &o->launch;
+	const char *env = getenv(ENC_WORLD_SECRET_ENV);
+	/* libenc takes an empty ENC_WORLD_SECRET for none. */
 	const char *secret = o->secret_file ? "--secret-file" :
-			     getenv(ENC_WORLD_SECRET_ENV) ? ENC_WORLD_SECRET_ENV : NULL;
+			     env && *env ? ENC_WORLD_SECRET_ENV : NULL;
 	const char *from[ENC_LAUNCH_FIELD_N];
 	int f, id;
 
@@ -571,8 +580,10 @@ int encctl_world_print_dry_run(const struct join_opts *o)
 		print_string(PRINT_ANY, "secret", "secret from %s\n", secret);
 	else
 		print_null("secret");
-	if (!secret)
-		print_text("no secret: the world's links are not authenticated\n");
+	if (!secret && (o->world_size == 1 || root_on_loopback(o->root)))
+		print_text("no secret: a world on loopback is keyed by the kernel, for its user\n");
+	else if (!secret)
+		print_text("no secret: the kernel refuses a root off loopback without one, unless encd was loaded with allow_insecure_worlds=1\n");
 	print_open_object("from");
 	for (f = 0; f < ENC_LAUNCH_FIELD_N; f++)
 		print_string(PRINT_JSON, keys[f], NULL, from[f]);
