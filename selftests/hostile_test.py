@@ -357,9 +357,14 @@ def forged_frames_from_strangers_only_close_their_connections():
     if not root_listens(root):
         return False, "the root never listened"
     route = P.route(1, 0, 0, 0)
-    forged = {P.REJECT: P.reject_payload(22, 0, "forged"),
+    # Every type the wire defines after the handshake.
+    forged = {P.JOIN: struct.pack(">I", n) + bytes(16) + P.addr_wire("127.0.0.1", 1) + bytes(4),
+              P.REGISTER: struct.pack(">IIII", 1, 1, 0, 1),
+              P.REJECT: P.reject_payload(22, 0, "forged"),
               P.TABLE: struct.pack(">QII", 1, 2, 1) + bytes(36) + bytes(8),
-              P.SIG: route + bytes(17), P.UID: route + bytes(129),
+              P.DEATH: P.death_payload(103, 1, 0, "forged"),
+              P.LINK: struct.pack(">QI", 1, 1),
+              P.SIG: route + bytes(17), P.UID: route + bytes(129), P.RING: route + bytes(128),
               P.BARRIER: route + bytes(4)}
     slow = []
     for typ, payload in forged.items():
@@ -381,7 +386,7 @@ def forged_frames_from_strangers_only_close_their_connections():
     ok, why = all_ok([r0, r1])
     if slow or not ok:
         return False, slow or why
-    return True, "REJECT, TABLE, SIG, UID, BARRIER each closed on arrival; " + why
+    return True, "%s each closed on arrival; %s" % (", ".join(P.NAMES[t] for t in forged), why)
 
 
 def injected_case(typ, payload):
@@ -413,6 +418,11 @@ def a_forged_REJECT_in_a_control_link_fails_the_world_naming_the_peer():
 @case
 def a_forged_TABLE_in_a_control_link_fails_the_world_naming_the_peer():
     return injected_case(P.TABLE, struct.pack(">QII", 7, 2, 1) + bytes(36) + bytes(8))
+
+
+@case
+def a_forged_DEATH_in_a_control_link_fails_the_world_naming_the_peer():
+    return injected_case(P.DEATH, P.death_payload(103, 1, 0, "forged by the test"))
 
 
 def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
@@ -672,6 +682,34 @@ def a_joined_peer_flooding_holds_less_than_1_MiB():
         return False, "the 1 MiB frames did not fail the world naming the member: %s" % death
     worst = max(held, stale_kib, flooded, after) - before
     return worst < 1024 and links >= 200, fig
+
+
+@case
+def the_message_after_the_budget_fails_the_world_naming_the_member():
+    """A data link may leave 256 messages nobody asked for waiting, not
+    one more: the 257th fails the world, naming the host that sent it."""
+    f, r0 = memory_world(1)
+    if f is None:
+        return False, "the world did not form: %s" % r0.error
+
+    def early(f, first, n):
+        for i in range(first, first + n):
+            to_root(f, P.SIG, P.route(1, 0, 0x5EED0000 + i, 0) + bytes(17))
+    try:
+        f.call(early, f, 0, 256)
+        time.sleep(1)
+        if f.first("death"):
+            return False, "256 early messages failed the world: %s" % f.first("death")["text"]
+        f.call(early, f, 256, 1)
+        death = f.wait("death", 10)
+    finally:
+        f.stop()
+        r0.kill()
+        r0.wait()
+    want = "it sent more than 256 messages nobody asked for"
+    if not death or want not in death["text"] or not names_rank(death["text"], 1):
+        return False, "after the 257th: %s" % death
+    return True, "256 held; the 257th: \"%s\"" % death["text"]
 
 
 @case
