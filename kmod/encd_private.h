@@ -453,7 +453,6 @@ struct encd_world_key {
 	struct sockaddr_storage root;
 	u32 world_size;
 	u32 solo;			/* a rank with a host of its own, or U32_MAX */
-	bool loopback;			/* keyed by this kernel: ENCD_KEY_LOOPBACK */
 	u8 key[ENCD_KEY_LEN];
 };
 

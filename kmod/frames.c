@@ -132,13 +132,9 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		/* The root host's ranks all left (it said so on this link first). */
 		if (encd_departure_host_left(h, 0))
 			return;
-		if (err == -EACCES && h->wk.loopback)
+		if (err == -EACCES)
 			encd_host_fail_world(h, -EACCES, ENCD_REASON_AUTH, ENCD_WIRE_NO_RANK, false,
-					     "the loopback world at %pISpc is another user's: a loopback world belongs to the user whose ranks formed it (or to encd's loopback_group)",
-					     &h->wk.root);
-		else if (err == -EACCES)
-			encd_host_fail_world(h, -EACCES, ENCD_REASON_AUTH, ENCD_WIRE_NO_RANK, false,
-					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none)",
+					     "the root at %pISpc does not hold the world secret of this rank: every rank of a world needs the same secret (or, on loopback, none, and one user or encd's loopback_group)",
 					     &h->wk.root);
 		else
 			encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, false,

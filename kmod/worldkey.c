@@ -85,7 +85,6 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 		kind = ENCD_KEY_SECRET;
 	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
 		kind = ENCD_KEY_LOOPBACK;
-		wk->loopback = true;
 		loopback_owner(owner);
 	} else if (encd_allow_insecure_worlds()) {
 		kind = ENCD_KEY_INSECURE;

@@ -46,7 +46,7 @@ LEFT = ("rank %d (global device %d) left the world: its comm was released or its
         "closed /dev/encd")
 NOT_THE_SECRET = ("enc_setup_global_comm: the root at %s does not hold the world secret of "
                   "this rank: every rank of a world needs the same secret (or, on loopback, "
-                  "none) (EACCES)")
+                  "none, and one user or encd's loopback_group) (EACCES)")
 
 
 def case(name):

@@ -185,7 +185,9 @@ def another_user_s_rank_can_neither_join_nor_fail_a_loopback_world():
             return False, "the root never listened"
         other = Rank(2, 2, n, root, DEADLINE_MS, ["--barrier", "--no-check-sigs"], runas=NOBODY)
         other.wait()
-        want = "the loopback world at %s is another user's" % root
+        want = ("the root at %s does not hold the world secret of this rank: every rank of a "
+                "world needs the same secret (or, on loopback, none, and one user or encd's "
+                "loopback_group)" % root)
         if other.ok or want not in other.error or other.end - other.start > 5 or \
                 other.res.get("reason") != "auth":
             return False, "nobody's rank: %s (%s) after %.1f s" % (
