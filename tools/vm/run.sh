@@ -116,8 +116,13 @@ rm -f "$out/result" "$out/kernel-problems.txt"
 # TCG: KVM fails to start on these machines. -nodefaults: no VGA, no NIC.
 # An emulated CPU on a busy host can go tens of seconds without a tick: the
 # RCU stall and soft-lockup detectors get their longest limits, so that they
-# report kernel code that spins, not a slow emulator.
+# report kernel code that spins, not a slow emulator. Nor does the
+# clocksource watchdog judge the emulated TSC: on a loaded host it finds it
+# skewed against the HPET, marks it unstable mid-run, and the sched_clock
+# switch that follows live-patches kernel text, which TCG can race: the 6.12
+# lane's VM died of an int3 Oops in sched_clock_cpu() that way.
 cmdline="console=ttyS0 panic=-1 rcupdate.rcu_cpu_stall_timeout=300 watchdog_thresh=60"
+cmdline+=" tsc=nowatchdog"
 # shellcheck disable=SC2054 # commas separate QEMU's sub-options
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	-accel tcg -cpu max -smp 2 -m "$mem"
