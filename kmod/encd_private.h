@@ -548,6 +548,7 @@ struct encd_link {
 	bool dead;			/* closed: its works do nothing more */
 	bool up;			/* its handshake finished */
 	bool awaiting_first;		/* a responder waits for JOIN or LINK */
+	bool stranger;			/* a responder: no host of the world is at its address */
 	u32 peer;			/* the peer's host index, or U32_MAX */
 	u64 link_token;			/* what its LINK claimed */
 	u64 opened_ns;			/* made (boot time): it connects, or was called */
@@ -558,9 +559,12 @@ struct encd_link {
 	/* the handshake, the keys, receiving: the link's work */
 	u8 phase;
 	u32 attempts;			/* connects tried */
+	u32 cut_off;			/* handshakes the responder dropped */
 	unsigned long deadline;		/* of the connect or the handshake */
+	unsigned long give_up;		/* an initiator stops trying again then */
 	u8 nonce_i[ENCD_NONCE_LEN], nonce_r[ENCD_NONCE_LEN];
 	struct crypto_shash *rx_tfm;
+	struct crypto_shash *tx_next;	/* an initiator's send key, until WELCOME */
 	u64 rx_seq;
 	u32 rx_got, rx_need;
 	u8 *rx_buf;
@@ -808,6 +812,7 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 		   const void *body, u32 len);
 void encd_host_run(struct encd_host *h);
 void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
+bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr);
 int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
 		       char *why, size_t why_len);
 /* frames.c: what links carry, and links coming and going */
@@ -852,6 +857,7 @@ void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, 
 void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);
 bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n);
 u32 encd_root_missing(struct encd_host *h, char *buf, size_t size);
+bool encd_root_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr);
 
 /* A host of a world as its root saw it come (netlink's world-host-get). */
 struct encd_root_host_report {

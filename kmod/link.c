@@ -48,6 +48,7 @@ enum link_phase {
 	LINK_AWAIT_HELLO,	/* responder */
 	LINK_AWAIT_CHALLENGE,	/* initiator, HELLO sent */
 	LINK_AWAIT_PROOF,	/* responder, CHALLENGE sent */
+	LINK_AWAIT_WELCOME,	/* initiator, PROOF sent */
 	LINK_UP,		/* authenticated both ways */
 };
 
@@ -213,6 +214,21 @@ static void link_cancel_works(struct encd_link *l)
 	}
 }
 
+/* The keys of a handshake: a retry draws new ones. */
+static void link_free_keys(struct encd_link *l)
+{
+	if (l->rx_tfm)
+		crypto_free_shash(l->rx_tfm);
+	if (l->tx_next)
+		crypto_free_shash(l->tx_next);
+	if (l->tx_tfm)
+		crypto_free_shash(l->tx_tfm);
+	l->rx_tfm = NULL;
+	l->tx_next = NULL;
+	l->tx_tfm = NULL;
+	l->rx_seq = 0;
+}
+
 static void link_free_work(struct work_struct *w)
 {
 	struct encd_link *l = container_of(w, struct encd_link, free_work);
@@ -238,10 +254,7 @@ static void link_free_work(struct work_struct *w)
 	frames_free(&l->tx_q);
 	kfree(l->tx_cur);
 	link_reset_rx(l);
-	if (l->rx_tfm)
-		crypto_free_shash(l->rx_tfm);
-	if (l->tx_tfm)
-		crypto_free_shash(l->tx_tfm);
+	link_free_keys(l);
 	memzero_explicit(l->nonce_i, sizeof(l->nonce_i));
 	memzero_explicit(l->nonce_r, sizeof(l->nonce_r));
 	kfree(l);
@@ -771,14 +784,37 @@ static int link_connect_step(struct encd_link *l)
 	return 0;
 }
 
-/* Drops a failed attempt and tries again later, if this link may. */
+/*
+ * Whether the responder closed a connection in the middle of its handshake.
+ * A listener does that to the oldest of the connections still in theirs
+ * when strangers flood it (listener_adopt()); the initiator has sent
+ * nothing but the handshake yet (it waits for WELCOME), so trying again
+ * loses nothing.
+ */
+static bool link_cut_off(struct encd_link *l, int err)
+{
+	return (l->phase == LINK_AWAIT_CHALLENGE || l->phase == LINK_AWAIT_WELCOME) &&
+	       (err == -ECONNRESET || err == -EPIPE);
+}
+
+/*
+ * Drops a failed attempt and tries again later, if this link may: one to a
+ * root that may not listen yet, while it fails as such a root makes it
+ * fail, or any initiator cut off in its handshake, until its give_up time.
+ */
 static bool link_retry(struct encd_link *l, int err)
 {
+	bool cut = link_cut_off(l, err);
 	unsigned long delay;
 
-	if (!l->retry || (err != -ECONNREFUSED && err != -ECONNRESET && err != -EPIPE &&
-			  err != -ETIMEDOUT && err != -ENETUNREACH && err != -EHOSTUNREACH))
+	if (l->retry) {
+		if (err != -ECONNREFUSED && err != -ECONNRESET && err != -EPIPE &&
+		    err != -ETIMEDOUT && err != -ENETUNREACH && err != -EHOSTUNREACH)
+			return false;
+	} else if (!cut || time_after_eq(jiffies, l->give_up)) {
 		return false;
+	}
+	l->cut_off += cut;
 	link_detach(l);
 	/* No callback can queue it now; what it had started is dropped. */
 	cancel_work_sync(&l->tx_work);
@@ -790,6 +826,9 @@ static bool link_retry(struct encd_link *l, int err)
 	spin_unlock_bh(&l->tx_lock);
 	kfree(l->tx_cur);
 	l->tx_cur = NULL;
+	l->tx_err = 0;
+	/* Nothing tagged went yet: the next attempt draws new keys. */
+	link_free_keys(l);
 	l->phase = LINK_CONNECTING;
 	l->attempts++;
 	delay = msecs_to_jiffies(l->attempts * ENCD_RETRY_MS < RETRY_FAST_MS ?
@@ -810,6 +849,12 @@ static int link_start_handshake(struct encd_link *l)
 }
 
 /* Receiving */
+
+/* Whether the frames that come next carry a tag: WELCOME's on. */
+static bool link_tagged(const struct encd_link *l)
+{
+	return l->phase == LINK_UP || l->phase == LINK_AWAIT_WELCOME;
+}
 
 /*
  * The verdict on a frame's header, before its payload is read: the types
@@ -837,6 +882,10 @@ static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hd
 		if (type != ENCD_WIRE_PROOF)
 			return -EPROTO;
 		break;
+	case LINK_AWAIT_WELCOME:
+		if (type != ENCD_WIRE_WELCOME)
+			return -EPROTO;
+		break;
 	case LINK_UP:
 		if (!encd_host_accepts(l, type))
 			return -EPROTO;
@@ -846,7 +895,7 @@ static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hd
 	}
 	if (!encd_wire_len_ok(type, len, l->host->wk.world_size))
 		return -EMSGSIZE;
-	*need = sizeof(*hdr) + len + (l->phase == LINK_UP ? ENCD_TAG_LEN : 0);
+	*need = sizeof(*hdr) + len + (link_tagged(l) ? ENCD_TAG_LEN : 0);
 	return 0;
 }
 
@@ -872,17 +921,30 @@ static int link_on_hello(struct encd_link *l, const struct encd_wire_hello *hell
 	return err;
 }
 
-/* Both sides: the handshake is done, the link gets its keys. */
-static int link_keyed(struct encd_link *l)
+/* Both sides, once the other's proof verified: a key each way. */
+static int link_derive_keys(struct encd_link *l)
 {
-	struct encd_host *h = l->host;
 	struct crypto_shash *i2r, *r2i;
 	int err;
 
-	err = encd_auth_link_tfms(h->world, l->nonce_i, l->nonce_r, &i2r, &r2i);
+	err = encd_auth_link_tfms(l->host->world, l->nonce_i, l->nonce_r, &i2r, &r2i);
 	if (err)
 		return err;
 	l->rx_tfm = l->initiator ? r2i : i2r;
+	l->tx_next = l->initiator ? i2r : r2i;
+	return 0;
+}
+
+/*
+ * Both sides: the handshake is done, the link is up and may send. A
+ * responder's first frame is WELCOME, ahead of anything its host queued.
+ */
+static int link_keyed(struct encd_link *l)
+{
+	static const u8 nothing;
+	struct encd_host *h = l->host;
+	int err;
+
 	l->phase = LINK_UP;
 
 	mutex_lock(&h->lock);
@@ -898,6 +960,8 @@ static int link_keyed(struct encd_link *l)
 		err = encd_host_link_up(h, l);
 	}
 	mutex_unlock(&h->lock);
+	if (!err && !l->initiator)
+		err = link_queue(l, LINK_Q_FIRST, ENCD_WIRE_WELCOME, &nothing, 0, NULL, 0);
 	/*
 	 * Only now may the link send what was queued while it was opened: its
 	 * opening frame (JOIN or LINK), queued just above, must go first, and
@@ -905,7 +969,8 @@ static int link_keyed(struct encd_link *l)
 	 * queue's head as soon as it sees the key.
 	 */
 	spin_lock_bh(&l->tx_lock);
-	l->tx_tfm = l->initiator ? i2r : r2i;
+	l->tx_tfm = l->tx_next;
+	l->tx_next = NULL;
 	spin_unlock_bh(&l->tx_lock);
 	queue_work(encd_wq, &l->tx_work);
 	return err;
@@ -916,7 +981,7 @@ static int link_on_proof(struct encd_link *l, const struct encd_wire_proof *p)
 	if (!encd_auth_proof_ok(l->host->world, true, l->purpose, l->nonce_i, l->nonce_r,
 				p->proof))
 		return -EACCES;
-	return link_keyed(l);
+	return link_derive_keys(l) ?: link_keyed(l);
 }
 
 /* The initiator's side. */
@@ -933,7 +998,11 @@ static int link_on_challenge(struct encd_link *l, const struct encd_wire_challen
 	if (!err)
 		err = link_queue(l, LINK_Q_RAW, ENCD_WIRE_PROOF, &p, sizeof(p), NULL, 0);
 	memzero_explicit(&p, sizeof(p));
-	return err ?: link_keyed(l);
+	if (!err)
+		err = link_derive_keys(l);
+	if (!err)
+		l->phase = LINK_AWAIT_WELCOME;
+	return err;
 }
 
 /* A whole frame has arrived: judge its tag, then act on it. */
@@ -961,6 +1030,8 @@ static int link_frame(struct encd_link *l, char *why, size_t why_len)
 		return -EBADMSG;
 	}
 	l->rx_seq++;
+	if (l->phase == LINK_AWAIT_WELCOME)
+		return link_keyed(l);
 	mutex_lock(&h->lock);
 	err = l->dead ? -ECONNABORTED : encd_host_frame(h, l, hdr->type, payload, len, why,
 							why_len);
@@ -1065,6 +1136,8 @@ static void link_step(struct encd_link *l)
 	/* Pairs with link_send_queue()'s release: tx_err_type is set. */
 	if (!err && smp_load_acquire(&l->tx_err)) {
 		err = l->tx_err;
+		if (l->phase != LINK_UP && l->initiator && link_retry(l, err))
+			return;
 		link_failed(l, err, "sending %s: %s", encd_wire_type_name(l->tx_err_type),
 			    encd_errno_name(err));
 		return;
@@ -1072,6 +1145,10 @@ static void link_step(struct encd_link *l)
 	if (err) {
 		if (l->phase != LINK_UP && l->initiator && link_retry(l, err))
 			return;
+		if (!why[0] && link_cut_off(l, err) && l->cut_off)
+			scnprintf(why, sizeof(why),
+				  "its listener cut off %u handshakes of this link in a row: something floods it with connections",
+				  l->cut_off + 1);
 		if (!why[0])
 			scnprintf(why, sizeof(why), "%s", err == -EACCES ?
 				  "it does not hold the world key" : encd_errno_name(err));
@@ -1129,6 +1206,7 @@ struct encd_link *encd_link_connect(struct encd_host *h, const struct sockaddr_s
 	l->retry = retry;
 	l->phase = LINK_CONNECTING;
 	l->deadline = jiffies + msecs_to_jiffies(ENCD_SEND_MS);
+	l->give_up = l->deadline;
 	list_add_tail(&l->node, &h->links);
 	queue_delayed_work(encd_wq, &l->work, 0);
 	return l;
@@ -1157,11 +1235,43 @@ static void listener_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/*
+ * Which connection still in its handshake goes now that @nl came, if one
+ * must: an address no host of the world has keeps at most
+ * ENCD_PENDING_PER_SOURCE of them (its oldest goes), and past
+ * ENCD_PENDING_MAX the oldest from such an address goes first, or else
+ * the oldest. A world's own connection leaves the list within a round
+ * trip; a stranger's stays until its deadline, so the oldest is the
+ * likeliest stranger. One that goes too soon costs its initiator another
+ * attempt, never a frame: it sends nothing but its handshake before
+ * WELCOME.
+ */
+static struct encd_link *listener_victim(struct encd_host *h, struct encd_link *nl)
+{
+	struct encd_link *l, *oldest_stranger = NULL, *oldest_same = NULL;
+	u32 same = 0;
+
+	lockdep_assert_held(&h->lock);
+	list_for_each_entry(l, &h->pending, pending) {
+		if (!l->stranger)
+			continue;
+		if (!oldest_stranger)
+			oldest_stranger = l;
+		if (nl->stranger && encd_addr_same_host(&l->addr, &nl->addr) && !same++)
+			oldest_same = l;
+	}
+	if (same > ENCD_PENDING_PER_SOURCE)
+		return oldest_same;
+	if (h->n_pending <= ENCD_PENDING_MAX)
+		return NULL;
+	return oldest_stranger ?: list_first_entry(&h->pending, struct encd_link, pending);
+}
+
 /* A stranger called: a link in its handshake, among the pending few. */
 static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 {
 	struct encd_host *h = ls->host;
-	struct encd_link *l, *oldest;
+	struct encd_link *l, *victim;
 
 	l = link_alloc(h, 0, false);
 	if (!l) {
@@ -1183,13 +1293,15 @@ static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 		return;
 	}
 	link_attach(l, sock);
+	l->stranger = !encd_host_knows_addr(h, &l->addr);
 	list_add_tail(&l->node, &h->links);
 	list_add_tail(&l->pending, &h->pending);
-	if (++h->n_pending > ENCD_PENDING_MAX) {
-		oldest = list_first_entry(&h->pending, struct encd_link, pending);
-		net_dbg_ratelimited("%u connections in their handshake: dropping the oldest, from %pISpc\n",
-				    h->n_pending, &oldest->addr);
-		encd_link_close(oldest);
+	h->n_pending++;
+	victim = listener_victim(h, l);
+	if (victim) {
+		net_dbg_ratelimited("%u connections in their handshake: dropping one from %pISpc\n",
+				    h->n_pending, &victim->addr);
+		encd_link_close(victim);
 	}
 	queue_delayed_work(encd_wq, &l->work, 0);
 	mutex_unlock(&h->lock);

@@ -101,6 +101,25 @@ static struct encd_joined *joined_of(struct encd_root_state *rs, struct encd_lin
 }
 
 /**
+ * encd_root_knows_addr() - whether a host that joined listens at @addr's host
+ * @h: the root host; the caller holds its lock
+ * @addr: where a connection came from
+ *
+ * Return: whether one did.
+ */
+bool encd_root_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr)
+{
+	struct encd_root_state *rs = h->root;
+	u32 i;
+
+	lockdep_assert_held(&h->lock);
+	for (i = 0; i < rs->n_joined; i++)
+		if (encd_addr_same_host(&rs->joined[i].listen, addr))
+			return true;
+	return false;
+}
+
+/**
  * encd_root_ranks_of() - the ranks a joined host registered, for sentences
  * @h: the root host; the caller holds its lock
  * @l: the host's control link

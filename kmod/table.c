@@ -164,6 +164,31 @@ int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 sr
  * now as if they had come after it: one its link could not have carried
  * then fails the link, and the world, as it would have then.
  */
+/**
+ * encd_host_knows_addr() - whether a host of the world is at @addr's host
+ * @h: this host; the caller holds its lock
+ * @addr: where a connection came from
+ *
+ * As far as this host knows yet: itself and the root host, the table's
+ * hosts, and at the root those that joined.
+ *
+ * Return: whether one is.
+ */
+bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr)
+{
+	u32 i;
+
+	lockdep_assert_held(&h->lock);
+	if (encd_addr_same_host(&h->listen_addr, addr) || encd_addr_same_host(&h->wk.root, addr))
+		return true;
+	if (h->root && encd_root_knows_addr(h, addr))
+		return true;
+	for (i = 0; h->hosts && i < h->n_hosts; i++)
+		if (encd_addr_same_host(&h->hosts[i].addr, addr))
+			return true;
+	return false;
+}
+
 static void host_take_pre_table(struct encd_host *h)
 {
 	char why[ENCD_MSG_MAX];

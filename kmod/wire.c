@@ -45,6 +45,7 @@ static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
 			     ROUTED(ENCD_WIRE_RING_LEN), ROUTED(ENCD_WIRE_RING_LEN) },
 	[ENCD_WIRE_BARRIER] = { "BARRIER", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
 				ROUTED(ENCD_WIRE_BARRIER_LEN), ROUTED(ENCD_WIRE_BARRIER_LEN) },
+	[ENCD_WIRE_WELCOME] = { "WELCOME", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED, 0, 0 },
 };
 
 static const struct encd_wire_rule *rule(u8 type)

@@ -10,16 +10,22 @@
  * for that direction over the frame's sequence number (be64, counted from 0
  * per direction), the header and the payload, truncated to 16 bytes.
  *
- * A connection opens with a three-frame handshake that proves both ends
- * hold the world key and draws a fresh nonce from each:
+ * A connection opens with a four-frame handshake that proves both ends
+ * hold the world key, draws a fresh nonce from each, and tells the
+ * initiator that the responder took the connection:
  *
  *	initiator -> responder	HELLO		nonce_i
  *	responder -> initiator	CHALLENGE	nonce_r, proof_r
  *	initiator -> responder	PROOF		proof_i
+ *	responder -> initiator	WELCOME		(empty; tagged, sequence 0)
  *
- * Nothing else is accepted before PROOF verifies, and nothing the initiator
- * sends after HELLO leaves before CHALLENGE verifies. Both then derive a
- * key per direction from the world key and both nonces (auth.c).
+ * Both derive a key per direction from the world key and both nonces
+ * (auth.c) once the other's proof verifies. Nothing else is accepted
+ * before PROOF verifies, and the initiator sends nothing after PROOF
+ * before WELCOME verifies: a listener may drop a connection still in its
+ * handshake (ENCD_PENDING_MAX), and an initiator that sent frames into
+ * one would lose them without a word. Cut off before WELCOME, it connects
+ * again, with everything still queued.
  */
 #ifndef _ENCD_WIRE_H
 #define _ENCD_WIRE_H
@@ -29,7 +35,7 @@
 #include <linux/encd.h>
 
 #define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
-#define ENCD_WIRE_VERSION	4
+#define ENCD_WIRE_VERSION	5
 
 struct encd_wire_hdr {
 	__be32 magic;
@@ -69,6 +75,8 @@ enum encd_wire_type {
 	ENCD_WIRE_UID,		/* the unique id and the root's verdict: 129 */
 	ENCD_WIRE_RING,		/* comm init: the unique id to the ring successor */
 	ENCD_WIRE_BARRIER,	/* a group barrier round: 4 */
+	/* the handshake's last frame: the responder took the connection */
+	ENCD_WIRE_WELCOME,
 	ENCD_WIRE_NTYPES
 };
 
@@ -302,6 +310,8 @@ enum {
 enum {
 	/* connections that have not finished their handshake, per listener */
 	ENCD_PENDING_MAX = 64,
+	/* ... of them from one address that no host of the world has */
+	ENCD_PENDING_PER_SOURCE = 8,
 	/*
 	 * frames nobody asked for yet, per data link, and their bytes: per
 	 * sending host, which has one data link to each other host

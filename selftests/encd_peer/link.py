@@ -10,7 +10,7 @@ import socket
 import struct
 import time
 
-from .wire import (CHALLENGE, CONTROL, HDR, HELLO, MAGIC, NAMES, NONCE_LEN, PROOF,
+from .wire import (CHALLENGE, CONTROL, HDR, HELLO, MAGIC, NAMES, NONCE_LEN, PROOF, WELCOME,
                    PROOF_LEN, TAG_LEN, VERSION, ProtocolError, header, parse_hostport,
                    raw_frame)
 
@@ -78,7 +78,13 @@ class Link:
         i2r = mac(self.key, b"encd-v2 key i2r", ni, nr)
         r2i = mac(self.key, b"encd-v2 key r2i", ni, nr)
         self.tx_key, self.rx_key = (i2r, r2i) if self.initiator else (r2i, i2r)
-        self.phase = "up"
+        # The responder's first tagged frame says it took the connection;
+        # the initiator sends nothing more until it has it.
+        if self.initiator:
+            self.phase = "welcome"
+        else:
+            self.phase = "up"
+            self.send(WELCOME, b"")
 
     def proof(self, initiator):
         label = b"encd-v2 initiator" if initiator else b"encd-v2 responder"
@@ -108,7 +114,7 @@ class Link:
             magic, version, typ, flags, length = HDR.unpack_from(self.buf)
             if magic != MAGIC or version != VERSION or flags:
                 raise ProtocolError("a frame header that is not encd's")
-            tagged = self.phase == "up"
+            tagged = self.phase in ("up", "welcome")
             need = HDR.size + length + (TAG_LEN if tagged else 0)
             if length > (1 << 20):
                 raise ProtocolError("a frame of %d bytes" % length)
@@ -125,6 +131,12 @@ class Link:
                     tag_of(self.rx_key, self.rx_seq, f[:HDR.size + length]), f[-TAG_LEN:]):
                 raise ProtocolError("a %s frame failed authentication" % NAMES.get(typ, typ))
             self.rx_seq += 1
+            if self.phase == "welcome":
+                if typ != WELCOME or length:
+                    raise ProtocolError("%s (%d bytes) where WELCOME was due" % (
+                        NAMES.get(typ, typ), length))
+                self.phase = "up"
+                continue
             frames.append((typ, payload))
         return frames
 

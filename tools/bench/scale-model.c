@@ -12,12 +12,12 @@
  * root numbers hosts by their lowest rank):
  *   - bytes are counted frame by frame, exactly: every rank's messages by
  *     the schedule, each to another host a frame of header + route + body +
- *     tag; every link's handshake (HELLO, CHALLENGE, PROOF) and its first
+ *     tag; every link's handshake (HELLO, CHALLENGE, PROOF, WELCOME) and its first
  *     frame (JOIN + one REGISTER of P ranks, or LINK); the TABLE down the
  *     host tree. "root B" is what the root host sends, "host" what any
  *     other sends.
  *   - time is an event model of that schedule: the hosts reach the root (a
- *     TCP connect and the handshake, 2.5 RTT; the root serves at most 64
+ *     TCP connect and the handshake, 3.5 RTT; the root serves at most 64
  *     handshakes at a time and spends C per frame); the TABLE goes down the
  *     host tree (two sends of its size at B per level); validation goes up
  *     the rank tree and the unique id down the hypercube, then the ring;
@@ -64,6 +64,7 @@ typedef uint64_t u64;
 #define HELLO_FRAME	(HDR + sizeof(struct encd_wire_hello))		/* untagged */
 #define CHALLENGE_FRAME	(HDR + sizeof(struct encd_wire_challenge))
 #define PROOF_FRAME	(HDR + sizeof(struct encd_wire_proof))
+#define WELCOME_FRAME	FRAME(0)
 #define LINK_FRAME	FRAME(sizeof(struct encd_wire_link))
 #define JOIN_FRAME	FRAME(sizeof(struct encd_wire_join))
 #define ADDR_ENTRY	64	/* NCCL's and TCPStore's address entry */
@@ -142,10 +143,10 @@ static double deliver(struct model *m, u32 src_host, u32 dst_host, double t, u64
 		return t + p->l;
 	l = link_get(&m->ls, src_host, dst_host, &fresh);
 	if (fresh) {
-		/* TCP connect, HELLO/CHALLENGE; PROOF and LINK go with the frame. */
-		l->ready = t + 2 * p->rtt;
+		/* TCP connect, HELLO/CHALLENGE, PROOF/WELCOME; LINK goes with the frame. */
+		l->ready = t + 3 * p->rtt;
 		m->sent[src_host] += HELLO_FRAME + PROOF_FRAME + LINK_FRAME;
-		m->sent[dst_host] += CHALLENGE_FRAME;
+		m->sent[dst_host] += CHALLENGE_FRAME + WELCOME_FRAME;
 		m->n_links++;
 	}
 	m->sent[src_host] += bytes;
@@ -184,11 +185,11 @@ static int model_encd(const struct params *p, u32 n, struct encd_result *res)
 
 		m.sent[hh] += HELLO_FRAME + PROOF_FRAME + JOIN_FRAME + batches * FRAME(4) +
 			      ranks * sizeof(struct encd_wire_rank);
-		m.sent[0] += CHALLENGE_FRAME;
+		m.sent[0] += CHALLENGE_FRAME + WELCOME_FRAME;
 	}
 	slots = (m.h - 1 + ENCD_PENDING_MAX - 1) / ENCD_PENDING_MAX;
 	/* One host alone has nobody to wait for: its ranks register in the module. */
-	t_root = m.h > 1 ? 2.5 * p->rtt + fmax(3.0 * (m.h - 1) * p->c, slots * 1.5 * p->rtt) : 0;
+	t_root = m.h > 1 ? 3.5 * p->rtt + fmax(3.0 * (m.h - 1) * p->c, slots * 1.5 * p->rtt) : 0;
 	res->t_rendezvous = t_root;
 
 	/* The table down the host tree: each host sends it to its two children. */
