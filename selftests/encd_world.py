@@ -248,8 +248,8 @@ def names_rank(text, r):
     return False
 
 
-def kernel_memory_kib():
-    """Slab + VmallocUsed, in KiB, once what can be freed was (dentries,
+def kernel_memory():
+    """(Slab, VmallocUsed), in KiB, once what can be freed was (dentries,
     inodes: the tests' processes come and go; RCU-freed objects), and once
     every slab cache gave back its empty slabs. Shrinking a cache is also
     what empties KASAN's quarantine of it: under the debug lane's kernel,
@@ -273,7 +273,12 @@ def kernel_memory_kib():
         for line in f:
             k, v = line.split(":")
             mi[k] = int(v.split()[0])
-    return mi["Slab"] + mi["VmallocUsed"]
+    return mi["Slab"], mi["VmallocUsed"]
+
+
+def kernel_memory_kib():
+    """Slab + VmallocUsed, in KiB: kernel_memory()'s sum."""
+    return sum(kernel_memory())
 
 
 @contextlib.contextmanager

@@ -79,6 +79,9 @@ settings_timeout() {
 	sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$1" 2>/dev/null | tail -n 1
 }
 timeout=$(settings_timeout "$srcdir/settings")
+# A run that needs longer (make soak) says so on the kernel command line.
+cmdline_timeout=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^encd_test_timeout=\([0-9]\+\)$/\1/p')
+ENCD_TEST_TIMEOUT=${ENCD_TEST_TIMEOUT:-$cmdline_timeout}
 timeout=${ENCD_TEST_TIMEOUT:-${timeout:-300}}
 
 # name -> path; a binary built for this kernel wins over a shared one.
