@@ -186,7 +186,7 @@ helper_path() {
 	done
 }
 
-echo "1..63"
+echo "1..64"
 
 expect version 0 '^encctl [0-9]' "$encctl" -V
 expect help_lists_the_objects 0 'status.*' "$encctl" --help
@@ -199,6 +199,8 @@ expect bad_number_is_usage 2 "dev: 'x' is not a number" "$encctl" comm show dev 
 expect core_out_of_range_is_usage 2 'dev: 300 is above 255' "$encctl" comm show dev 300
 expect unknown_argument_is_usage 2 "unknown argument 'bogus'" "$encctl" topo set bogus 1
 expect empty_set_is_usage 2 'say what to set' "$encctl" topo set
+expect port_with_root_is_usage 2 'world join: --port is the port of a root the launcher names; --root HOST:PORT has its own' \
+	"$encctl" world join --from-env --port 29500 --root 127.0.0.1:29400
 
 expect status_of_an_empty_host 0 'no global comms' "$encctl" status
 

@@ -286,6 +286,10 @@ int encctl_world_parse(const char *where, int argc, char **argv, struct join_opt
 	if ((o->launchers || o->port) && !o->from_env)
 		return encctl_err(ENCCTL_EXIT_USAGE, "%s: --launcher and --port go with --from-env",
 				  where);
+	if (o->port && o->root)
+		return encctl_err(ENCCTL_EXIT_USAGE,
+				  "%s: --port is the port of a root the launcher names; --root HOST:PORT has its own",
+				  where);
 	if ((o->from_env || o->dry_run) && !strcmp(where, "world launch"))
 		return encctl_err(ENCCTL_EXIT_USAGE,
 				  "world launch: --from-env and --dry-run are for join: a launcher starts each rank itself");
