@@ -263,8 +263,9 @@ else:
             print("#   host %d %s: ranks %d-%d registered at +%.1f ms%s" % (
                 h["index"], h["addr"], h["first_rank"], h["first_rank"] + h["ranks"] - 1,
                 h["registered_us"] / 1000,
-                ", handshake %.2f ms, rtt %s us" % (h["handshake_us"] / 1000, h["rtt_us"])
-                if h["index"] else ""))
+                ", handshake %.2f ms, rtt %s" % (
+                    h["handshake_us"] / 1000, "none (its link is gone)" if h["rtt_us"] is None
+                    else "%d us" % h["rtt_us"]) if h["index"] else ""))
 result(1, not why, "srun_forms_a_world_of_%d_ranks_on_%d_nodes_from_slurm_s_environment" %
        (n, vms), why or "%d hosts of %d ranks, every rank passed" % (vms, per))
 
