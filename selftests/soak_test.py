@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """A soak: worlds of random sizes formed, killed and released, over and
-over, with random faults, for a while: encd_soak_s=SECONDS on the kernel
-command line (`make soak SOAK_S=3600` puts it there), else 60 s in the
+over, with random faults, for a while: $ENCD_SOAK_S seconds (`make soak
+SOAK_S=3600` sets it; tools/vm carries it into the VM), else 60 s in the
 debug lane and 15 s in the others.
 
 Each round is one world of 2 to 12 ranks on loopback, every rank a host of
@@ -38,11 +38,7 @@ GROWTH_KIB = 2048
 
 
 def soak_seconds():
-    with open("/proc/cmdline") as f:
-        for arg in f.read().split():
-            if arg.startswith("encd_soak_s="):
-                return int(arg.split("=", 1)[1])
-    return 60 if DEBUG_LANE else 15
+    return int(os.environ.get("ENCD_SOAK_S") or (60 if DEBUG_LANE else 15))
 
 
 def inject(probability):

@@ -101,7 +101,7 @@ initrd=$top/build/vm/initramfs-$label.cpio
 	echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 	echo 'export HOME=/tmp LC_ALL=C.UTF-8 TERM=dumb'
 	# The tests' knobs cross into the guest: $ENCD_FUZZ_CALLS and the like.
-	for v in "${!ENCD_FUZZ_@}" ENCD_TEST_TIMEOUT; do
+	for v in "${!ENCD_FUZZ_@}" ENCD_SOAK_S ENCD_TEST_TIMEOUT; do
 		[ -z "${!v:-}" ] || printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	printf 'cd %q || exit 1\n' "$(pwd -P)"

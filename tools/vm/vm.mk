@@ -75,7 +75,7 @@ vm-check-debug:
 	@kdir=$$($(VM_DIR)/debug-kernel.sh) && \
 	$(MAKE) --no-print-directory all KVER=$(VM_DEBUG_KVER) KDIR=$$kdir ENCD_FAULT_INJECTION=y && \
 	$(VM_DIR)/check.sh --kernel $$kdir/arch/x86/boot/bzImage --build $(BUILD)/$(VM_DEBUG_KVER) \
-		$(foreach t,$(VM_DEBUG_ALLOW_SKIP),--allow-skip $(t)) --append "panic_on_warn=1 $(VM_DEBUG_APPEND)" --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
+		$(foreach t,$(VM_DEBUG_ALLOW_SKIP),--allow-skip $(t)) --append panic_on_warn=1 --mem $(VM_DEBUG_MEM) --timeout $(VM_DEBUG_TIMEOUT) -- $(TESTS)
 
 # The soak (selftests/soak_test.py) alone, for SOAK_S seconds, in the debug
 # kernel's VM: KASAN, lockdep, and kmemleak after it. Not in make check,
@@ -83,9 +83,9 @@ vm-check-debug:
 SOAK_S ?= 3600
 .PHONY: soak
 soak: deps
-	@$(MAKE) --no-print-directory vm-check-debug TESTS=soak_test \
-		VM_DEBUG_TIMEOUT=$$(($(SOAK_S) + 1200)) \
-		VM_DEBUG_APPEND="encd_soak_s=$(SOAK_S) encd_test_timeout=$$(($(SOAK_S) + 600))"
+	@ENCD_SOAK_S=$(SOAK_S) ENCD_TEST_TIMEOUT=$$(($(SOAK_S) + 600)) \
+		$(MAKE) --no-print-directory vm-check-debug TESTS=soak_test \
+		VM_DEBUG_TIMEOUT=$$(($(SOAK_S) + 1200))
 
 vm-demo: vm-kver
 	@test -f $(TOP)/tools/demo.sh || { echo "tools/demo.sh does not exist yet" >&2; exit 1; }
