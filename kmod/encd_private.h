@@ -525,6 +525,15 @@ struct encd_host {
 	u32 *rank_host;			/* world_size host indices */
 	struct list_head local_q;	/* local deliveries to run */
 	struct list_head pre_table;	/* messages that came before the table */
+	/*
+	 * The table's digest from the root, and a table from this host's
+	 * parent that came before it (table.c).
+	 */
+	bool have_digest;
+	u8 digest[32];
+	void *held_table;
+	u32 held_len;
+	struct encd_link *held_from;
 
 	/* Ranks that left the formed world (departure.c). */
 	struct encd_departures dep;
@@ -813,6 +822,9 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 void encd_host_run(struct encd_host *h);
 void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
 bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr);
+int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *why,
+			  size_t why_len);
+void encd_host_table_digest(const void *buf, u32 len, u8 *out);
 int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
 		       char *why, size_t why_len);
 /* frames.c: what links carry, and links coming and going */

@@ -55,6 +55,7 @@ static void host_release(struct kref *ref)
 	encd_root_free(h->root);
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
+	kvfree(h->held_table);
 	if (h->world)
 		crypto_free_shash(h->world);
 	memzero_explicit(&h->wk.key, sizeof(h->wk.key));

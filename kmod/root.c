@@ -44,8 +44,7 @@ struct encd_root_state {
 	u32 n_joined;
 	bool complete;
 	u64 start_ns;			/* rank 0 arrived (boot time) */
-	u32 local_n, local_first;	/* the root host's own ranks, registered */
-	u64 local_registered_ns;
+	struct encd_joined self;	/* the root host's own ranks: no link, index 0 */
 };
 
 #define OWNER_NONE	0
@@ -195,6 +194,24 @@ static int by_first_rank(const void *a, const void *b)
 	return x->first_rank < y->first_rank ? -1 : x->first_rank > y->first_rank;
 }
 
+/*
+ * The table's digest, to every host that hears the table from a parent
+ * other than the root: it takes only the root's (encd_host_take_table()).
+ * It goes before the table, so it is usually there first.
+ */
+static void root_send_digest(struct encd_host *h, const void *t, u32 len)
+{
+	struct encd_root_state *rs = h->root;
+	struct encd_wire_digest d;
+	u32 i;
+
+	encd_host_table_digest(t, len, d.sha256);
+	for (i = 0; i < rs->n_joined; i++)
+		if (rs->joined[i].link && rs->joined[i].n_ranks &&
+		    encd_tree_parent(rs->joined[i].index) != 0)
+			encd_link_send(rs->joined[i].link, ENCD_WIRE_DIGEST, &d, sizeof(d), NULL, 0);
+}
+
 /* Every rank is here: number the hosts, make the table, send it down. */
 static void root_complete(struct encd_host *h)
 {
@@ -245,6 +262,7 @@ static void root_complete(struct encd_host *h)
 		wr[r] = cpu_to_be32(rs->owner[r] == OWNER_LOCAL ? 0 :
 				    rs->joined[rs->owner[r] - 2].index);
 	kvfree(order);
+	root_send_digest(h, t, len);
 
 	err = encd_host_take_table(h, t, len, NULL, why, sizeof(why));
 	kvfree(t);
@@ -300,17 +318,12 @@ static void root_register(struct encd_host *h, struct encd_joined *j, u32 id, u3
 		return;
 	}
 	rs->owner[id] = j ? j - rs->joined + 2 : OWNER_LOCAL;
-	if (j) {
-		if (!j->n_ranks || id < j->first_rank)
-			j->first_rank = id;
-		j->n_ranks++;
-		j->registered_ns = ktime_get_boottime_ns() - rs->start_ns;
-	} else {
-		if (!rs->local_n || id < rs->local_first)
-			rs->local_first = id;
-		rs->local_n++;
-		rs->local_registered_ns = ktime_get_boottime_ns() - rs->start_ns;
-	}
+	if (!j)
+		j = &rs->self;
+	if (!j->n_ranks || id < j->first_rank)
+		j->first_rank = id;
+	j->n_ranks++;
+	j->registered_ns = ktime_get_boottime_ns() - rs->start_ns;
 	if (++rs->got == h->wk.world_size)
 		root_complete(h);
 }
@@ -522,9 +535,9 @@ int encd_root_report(struct encd_host *h, u32 index, struct encd_root_host_repor
 	out->world_size = h->wk.world_size;
 	if (!index) {
 		out->addr = h->wk.root;
-		out->ranks = rs->local_n;
-		out->first_rank = rs->local_first;
-		out->registered_ns = rs->local_registered_ns;
+		out->ranks = rs->self.n_ranks;
+		out->first_rank = rs->self.first_rank;
+		out->registered_ns = rs->self.registered_ns;
 		out->missing_n = h->wk.world_size - rs->got;
 		for (r = 0; r < h->wk.world_size &&
 			    out->n_missing < ARRAY_SIZE(out->missing); r++)

@@ -17,6 +17,7 @@
  *
  * Everything here runs under the host's lock.
  */
+#include <crypto/sha2.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -38,6 +39,19 @@ static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 	return p->out;
 }
 
+/* Whether a table's head and length are those of a table of this world. */
+static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t, u32 len,
+			   char *why, size_t why_len)
+{
+	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts);
+
+	if (n_ranks == h->wk.world_size && n_hosts && n_hosts <= n_ranks &&
+	    len == encd_wire_table_len(n_ranks, n_hosts))
+		return true;
+	scnprintf(why, why_len, "its table is not one of a world of %u ranks", h->wk.world_size);
+	return false;
+}
+
 static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char *why,
 			    size_t why_len)
 {
@@ -49,12 +63,8 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 	unsigned long id;
 	u32 *seen;
 
-	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks ||
-	    len != encd_wire_table_len(n_ranks, n_hosts)) {
-		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
-			  h->wk.world_size);
+	if (!table_shape_ok(h, t, len, why, why_len))
 		return -EPROTO;
-	}
 	h->hosts = kvcalloc(n_hosts, sizeof(*h->hosts), GFP_KERNEL_ACCOUNT);
 	h->rank_host = kvmalloc_array(n_ranks, sizeof(u32), GFP_KERNEL_ACCOUNT);
 	seen = kvcalloc(n_hosts, sizeof(u32), GFP_KERNEL);
@@ -229,6 +239,11 @@ void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l)
 	struct encd_msg *m, *tmp;
 
 	lockdep_assert_held(&h->lock);
+	if (h->held_from == l) {
+		kvfree(h->held_table);
+		h->held_table = NULL;
+		h->held_from = NULL;
+	}
 	list_for_each_entry_safe(m, tmp, &h->pre_table, node) {
 		if (m->charged != l)
 			continue;
@@ -240,33 +255,25 @@ void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l)
 }
 
 /**
- * encd_host_take_table() - the world's table arrived: the world forms
- * @h: this host; the caller holds its lock
- * @buf: the TABLE payload (the root's own, at the root)
+ * encd_host_table_digest() - a TABLE payload's digest, as DIGEST carries it
+ * @buf: the payload
  * @len: its length
- * @from: the link it came on (NULL at the root): the root's control link,
- *	or the data link of this host's parent in the host tree
- * @why: out: what is wrong with it
- * @why_len: size of @why
- *
- * The table goes on to this host's two children in the host tree, then
- * every local rank's world node starts.
- *
- * Return: 0, or a negative errno (a table that does not add up: -EPROTO).
+ * @out: the SHA-256, 32 bytes
  */
-int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
-			 char *why, size_t why_len)
+void encd_host_table_digest(const void *buf, u32 len, u8 *out)
+{
+	sha256(buf, len, out);
+}
+
+/* The table is here, and it is the root's: the world forms. */
+static int host_form(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+		     char *why, size_t why_len)
 {
 	struct encd_rank *r;
 	unsigned long id;
 	u32 i, c;
 	int err;
 
-	lockdep_assert_held(&h->lock);
-	if (h->rank_host) {
-		scnprintf(why, why_len, "it sent the table twice");
-		return -EPROTO;
-	}
 	err = host_parse_table(h, buf, len, why, why_len);
 	if (err)
 		return err;
@@ -297,6 +304,137 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_world_start(r);
 	host_take_pre_table(h);
+	return 0;
+}
+
+/*
+ * Whether a table that came before the root's digest is one this host's
+ * parent could send: the sender's LINK named the index and token that are
+ * the parent's in it. Only such a table waits for the digest; anyone
+ * else's is refused now, naming its sender.
+ */
+static int host_table_from_parent(struct encd_host *h, const void *buf, u32 len,
+				  struct encd_link *from, char *why, size_t why_len)
+{
+	const struct encd_wire_table *t = buf;
+	const struct encd_wire_table_host *wh = buf + sizeof(*t);
+	u32 n_hosts = be32_to_cpu(t->n_hosts), i;
+
+	if (!table_shape_ok(h, t, len, why, why_len))
+		return -EPROTO;
+	for (i = 0; i < n_hosts; i++)
+		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+			break;
+	if (i == n_hosts) {
+		scnprintf(why, why_len, "its table of the world does not add up");
+		return -EPROTO;
+	}
+	if (encd_link_token(from) != be64_to_cpu(t->token) ||
+	    encd_link_peer(from) != encd_tree_parent(i)) {
+		scnprintf(why, why_len, "it is not this host's parent in the host tree");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/**
+ * encd_host_take_table() - the world's table arrived
+ * @h: this host; the caller holds its lock
+ * @buf: the TABLE payload (the root's own, at the root)
+ * @len: its length
+ * @from: the link it came on (NULL at the root): the root's control link,
+ *	or the data link of this host's parent in the host tree
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * The table goes on to this host's two children in the host tree, then
+ * every local rank's world node starts. A table from the parent is taken
+ * only once the root's DIGEST of it came, and only if it matches: the
+ * parent is a member, and a member could hand its subtree a table of its
+ * own making. One that comes first waits for the digest.
+ *
+ * Return: 0, or a negative errno (a table that does not add up, or that
+ * is not the root's: -EPROTO).
+ */
+int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len)
+{
+	u8 digest[SHA256_DIGEST_SIZE];
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (h->rank_host || h->held_table) {
+		scnprintf(why, why_len, "it sent the table twice");
+		return -EPROTO;
+	}
+	if (!from || from == h->uplink)
+		return host_form(h, buf, len, from, why, why_len);
+	if (h->root) {
+		scnprintf(why, why_len, "it sent the table to the root");
+		return -EPROTO;
+	}
+	if (!h->have_digest) {
+		err = host_table_from_parent(h, buf, len, from, why, why_len);
+		if (err)
+			return err;
+		h->held_table = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+		if (!h->held_table)
+			return -ENOMEM;
+		memcpy(h->held_table, buf, len);
+		h->held_len = len;
+		h->held_from = from;
+		return 0;
+	}
+	encd_host_table_digest(buf, len, digest);
+	if (memcmp(digest, h->digest, sizeof(digest))) {
+		scnprintf(why, why_len, "its table is not the one the root made");
+		return -EPROTO;
+	}
+	return host_form(h, buf, len, from, why, why_len);
+}
+
+/**
+ * encd_host_take_digest() - the root's DIGEST of the table arrived
+ * @h: this host; the caller holds its lock
+ * @buf: the DIGEST payload
+ * @len: its length
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * A table from the parent that came first is judged now; what is wrong
+ * with it is the parent's doing, and fails the world naming the parent.
+ *
+ * Return: 0, or -EPROTO when the root sent the digest twice or to a host
+ * it sent the table itself.
+ */
+int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *why,
+			  size_t why_len)
+{
+	const struct encd_wire_digest *d = buf;
+	struct encd_link *from = h->held_from;
+	void *table = h->held_table;
+	char fwhy[ENCD_MSG_MAX] = "";
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (h->have_digest) {
+		scnprintf(why, why_len, "it sent the table's digest twice");
+		return -EPROTO;
+	}
+	if (h->rank_host) {
+		scnprintf(why, why_len, "it sent the table's digest after the table itself");
+		return -EPROTO;
+	}
+	memcpy(h->digest, d->sha256, sizeof(h->digest));
+	h->have_digest = true;
+	if (!table)
+		return 0;
+	h->held_table = NULL;
+	h->held_from = NULL;
+	err = encd_host_take_table(h, table, h->held_len, from, fwhy, sizeof(fwhy));
+	kvfree(table);
+	if (err)
+		encd_host_violation(h, from, fwhy[0] ? fwhy : encd_errno_name(err));
 	return 0;
 }
 

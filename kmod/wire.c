@@ -46,6 +46,8 @@ static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
 	[ENCD_WIRE_BARRIER] = { "BARRIER", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
 				ROUTED(ENCD_WIRE_BARRIER_LEN), ROUTED(ENCD_WIRE_BARRIER_LEN) },
 	[ENCD_WIRE_WELCOME] = { "WELCOME", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED, 0, 0 },
+	[ENCD_WIRE_DIGEST] = { "DIGEST", ENCD_WAY_FROM_ROOT, false, ENCD_WIRE_MAX_FIXED,
+			       sizeof(struct encd_wire_digest), sizeof(struct encd_wire_digest) },
 };
 
 static const struct encd_wire_rule *rule(u8 type)

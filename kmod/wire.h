@@ -77,6 +77,8 @@ enum encd_wire_type {
 	ENCD_WIRE_BARRIER,	/* a group barrier round: 4 */
 	/* the handshake's last frame: the responder took the connection */
 	ENCD_WIRE_WELCOME,
+	/* root -> host whose parent is not the root: the table's SHA-256 */
+	ENCD_WIRE_DIGEST,
 	ENCD_WIRE_NTYPES
 };
 
@@ -217,6 +219,16 @@ static inline size_t encd_wire_table_len(u32 n_ranks, u32 n_hosts)
 	return sizeof(struct encd_wire_table) +
 	       (size_t)n_hosts * sizeof(struct encd_wire_table_host) + (size_t)n_ranks * 4;
 }
+
+/*
+ * DIGEST: the SHA-256 of the TABLE payload, which the root sends on its
+ * control link to every host whose parent in the host tree is not the
+ * root. Such a host hears the table from its parent, a member like any
+ * other; it takes that table only if it is the one the root made.
+ */
+struct encd_wire_digest {
+	u8 sha256[32];
+} __packed;
 
 struct encd_wire_link {
 	__be64 token;

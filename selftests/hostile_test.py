@@ -254,6 +254,43 @@ def a_host_that_announces_another_address_is_refused():
     return ok, why if not ok else "refused: \"%s\"; %s" % (e["text"], why)
 
 
+@case
+def a_parent_that_forwards_a_table_of_its_own_making_fails_the_world():
+    """The table goes down the host tree, parent to child, and a parent is
+    a member like any other. Host 3 hears it from host 1, a fake member
+    that moves host 2's port in it (host 3 would call it there); host 3
+    takes only the table whose digest the root sent it on its own control
+    link, and fails the world naming host 1."""
+    n, root = 4, loopback()
+    extra = ["--force-tcp", "--barrier"]
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, [1], KEY)
+    forward = f._send_table_now
+
+    def of_its_own_making(c, payload):
+        b = bytearray(payload)
+        b[16 + 36 * 2 + 16 + 3] ^= 1    # host 2's listen port, low byte
+        forward(c, bytes(b))
+    f._send_table_now = of_its_own_making
+    f.start()
+    ranks = [r0] + [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in (2, 3)]
+    finish(ranks)
+    f.stop()
+    r3 = ranks[2]
+    want = "its table is not the one the root made"
+    if r3.ok or want not in r3.error or not names_host(r3.error, 1):
+        return False, "rank 3: %s" % (r3.error or "formed")
+    if any(r.ok for r in ranks):
+        return False, "a rank formed a world with a forged table: %s" % errors(ranks)
+    return True, "rank 3: \"%s\"" % r3.error
+
+
+def names_host(text, index):
+    return ("host %d (" % index) in text
+
+
 # --- replays, forgeries, other worlds ---
 
 def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",), kernel=None,
@@ -383,7 +420,7 @@ def forged_frames_from_strangers_only_close_their_connections():
               P.DEATH: P.death_payload(103, 1, 0, "forged"),
               P.LINK: struct.pack(">QI", 1, 1),
               P.SIG: route + bytes(17), P.UID: route + bytes(129), P.RING: route + bytes(128),
-              P.BARRIER: route + bytes(4)}
+              P.BARRIER: route + bytes(4), P.WELCOME: b"", P.DIGEST: bytes(32)}
     slow = []
     for typ, payload in forged.items():
         s = socket.create_connection(P.parse_hostport(root), timeout=5)
@@ -479,9 +516,10 @@ def world_route(f, src, dst, attempt=0):
 
 
 @case
-def a_member_s_SIG_UID_BARRIER_with_bad_tags_fail_the_world_naming_it():
+def a_member_s_SIG_UID_RING_BARRIER_with_bad_tags_fail_the_world_naming_it():
     out = []
-    for typ, body in ((P.SIG, bytes(17)), (P.UID, bytes(129)), (P.BARRIER, bytes(4))):
+    for typ, body in ((P.SIG, bytes(17)), (P.UID, bytes(129)), (P.RING, bytes(128)),
+                      (P.BARRIER, bytes(4))):
         ok, why = member_case(2, [1], ["sig"], lambda f, t=typ, b=body: to_root(
             f, t, world_route(f, 1, 0) + b, tag=os.urandom(16)), ["--barrier"])
         if not ok:

@@ -42,11 +42,11 @@ if __name__ == "__main__" and not __package__:
 # What the tests use, as P.name (flake8: E402, F401).
 from .wire import (MAGIC, VERSION, HDR, TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN, UID_LEN,
                    TEXT_MAX, REGISTER_MAX, HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE,
-                   DEATH, LINK, SIG, UID, RING, BARRIER, NAMES, CONTROL, DATA, NO_RANK, CHECK_SIGS,
-                   SIG_ALL_GROUPS, ROUTE, HANDSHAKE_S, ZERO_SIG, ProtocolError, header, raw_frame,
-                   addr_wire, addr_unwire, parse_hostport, route, death_payload, reject_payload,
-                   text_of, SIZES, OFFSETS, WireMismatch, parse_wire_h, check_against, tree_wire_h,
-                   check_tree)
+                   DEATH, LINK, SIG, UID, RING, BARRIER, WELCOME, DIGEST, NAMES, CONTROL, DATA,
+                   NO_RANK, CHECK_SIGS, SIG_ALL_GROUPS, ROUTE, HANDSHAKE_S, ZERO_SIG,
+                   ProtocolError, header, raw_frame, addr_wire, addr_unwire, parse_hostport,
+                   route, death_payload, reject_payload, text_of, SIZES, OFFSETS, WireMismatch,
+                   parse_wire_h, check_against, tree_wire_h, check_tree)
 from .link import mac, world_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,
                        ceil_log2, dissem_to, dissem_from, jhash2, node_tag)

@@ -3,6 +3,7 @@
 process (main())."""
 import collections
 import errno
+import hashlib
 import json
 import os
 import selectors
@@ -14,7 +15,8 @@ import time
 from .link import Link, Peer, world_key
 from .schedule import (ceil_log2, cube_children, cube_parent, dissem_from, dissem_to,
                        node_tag, tree_children, tree_parent)
-from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, HOST_ID_LEN, JOIN, LINK, NAMES,
+from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, DIGEST, HOST_ID_LEN, JOIN, LINK,
+                   NAMES,
                    NO_RANK, REGISTER, REGISTER_MAX, REJECT, RING, ROUTE, SIG, SIG_ALL_GROUPS,
                    TABLE, UID, UID_LEN, ZERO_SIG, ProtocolError, addr_unwire, addr_wire,
                    death_payload, parse_hostport, reject_payload, route, text_of)
@@ -108,6 +110,8 @@ class FakeHost:
         self.nodes = {}               # (rank, tag) -> Node
         self.early = collections.defaultdict(list)
         self.pre_table = []
+        self.digest = None            # the root's DIGEST of the table
+        self.held_table = None        # (payload, peer): a parent's, before it
         self.localq = collections.deque()
         self.registered = set()
         self.failed = None
@@ -514,6 +518,8 @@ class FakeHost:
         if p.role == "control-out":
             if typ == TABLE:
                 self._take_table(payload, p)
+            elif typ == DIGEST:
+                self._take_digest(payload)
             elif typ == REJECT:
                 err, reason, rank = struct.unpack_from(">III", payload)
                 self.event("reject", err=err, reason=reason, rank=rank,
@@ -672,6 +678,11 @@ class FakeHost:
         idx = {id(j): j["index"] for j in hosts}
         body += struct.pack(">%dI" % self.n, *[0 if self.owner[r] is None else
                                               idx[id(self.owner[r])] for r in range(self.n)])
+        # The digest first, to the hosts that hear the table from a parent.
+        digest = hashlib.sha256(bytes(body)).digest()
+        for j in hosts:
+            if tree_parent(j["index"]) != 0:
+                self.send_frame(j["peer"], DIGEST, digest)
         self._take_table(bytes(body), None)
 
     # -- the table --
@@ -688,9 +699,30 @@ class FakeHost:
         rank_host = struct.unpack_from(">%dI" % n_ranks, payload, 16 + 36 * n_hosts)
         return token, hosts, list(rank_host)
 
+    def _take_digest(self, payload):
+        if self.digest is not None or self.rank_host is not None:
+            raise ProtocolError("the root sent the table's digest twice, or after the table")
+        self.digest = payload
+        if self.held_table:
+            (payload, p), self.held_table = self.held_table, None
+            if p.dead:
+                return
+            try:
+                self._take_table(payload, p)
+            except ProtocolError as e:
+                self.event("violation", role=p.role, host=p.host, why=str(e))
+                self._close(p, why=str(e))
+
     def _take_table(self, payload, p):
-        if self.rank_host is not None:
+        if self.rank_host is not None or self.held_table:
             raise ProtocolError("it sent the table twice")
+        if p is not None and p.role == "data-in":
+            # From a parent: only the root's, which its digest tells.
+            if self.digest is None:
+                self.held_table = (payload, p)
+                return
+            if hashlib.sha256(payload).digest() != self.digest:
+                raise ProtocolError("its table is not the one the root made")
         token, hosts, rank_host = self.parse_table(payload)
         mine = [i for i, h in enumerate(hosts) if h[0] == self.id]
         if len(mine) != 1 or any(rank_host[r] != mine[0] for r in self.ranks):

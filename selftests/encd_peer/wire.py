@@ -17,11 +17,11 @@ HDR = struct.Struct(">IBBHI")
 TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
 (HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE, DEATH, LINK, SIG, UID, RING,
- BARRIER, WELCOME) = range(1, 15)
+ BARRIER, WELCOME, DIGEST) = range(1, 16)
 NAMES = {v: k for k, v in dict(HELLO=HELLO, CHALLENGE=CHALLENGE, PROOF=PROOF, JOIN=JOIN,
                                REGISTER=REGISTER, REJECT=REJECT, TABLE=TABLE, DEATH=DEATH,
                                LINK=LINK, SIG=SIG, UID=UID, RING=RING, BARRIER=BARRIER,
-                               WELCOME=WELCOME).items()}
+                               WELCOME=WELCOME, DIGEST=DIGEST).items()}
 CONTROL, DATA = 1, 2
 NO_RANK = 0xFFFFFFFF
 CHECK_SIGS, SIG_ALL_GROUPS = 0x1, 0x2
@@ -109,6 +109,7 @@ SIZES = {
     "encd_wire_hello": 4 + NONCE_LEN,
     "encd_wire_challenge": NONCE_LEN + PROOF_LEN,
     "encd_wire_proof": PROOF_LEN,
+    "encd_wire_digest": 32,
     "encd_wire_addr": len(addr_wire("0.0.0.0", 0)),
     "encd_wire_join": struct.calcsize(">I16s20sI"),
     "encd_wire_rank": struct.calcsize(">III"),

@@ -13,7 +13,8 @@
  *   - bytes are counted frame by frame, exactly: every rank's messages by
  *     the schedule, each to another host a frame of header + route + body +
  *     tag; every link's handshake (HELLO, CHALLENGE, PROOF, WELCOME) and its first
- *     frame (JOIN + one REGISTER of P ranks, or LINK); the TABLE down the
+ *     frame (JOIN + one REGISTER of P ranks, or LINK); the root's DIGEST of
+ *     the table to each host whose parent is not the root; the TABLE down the
  *     host tree. "root B" is what the root host sends, "host" what any
  *     other sends.
  *   - time is an event model of that schedule: the hosts reach the root (a
@@ -65,6 +66,7 @@ typedef uint64_t u64;
 #define CHALLENGE_FRAME	(HDR + sizeof(struct encd_wire_challenge))
 #define PROOF_FRAME	(HDR + sizeof(struct encd_wire_proof))
 #define WELCOME_FRAME	FRAME(0)
+#define DIGEST_FRAME	FRAME(sizeof(struct encd_wire_digest))
 #define LINK_FRAME	FRAME(sizeof(struct encd_wire_link))
 #define JOIN_FRAME	FRAME(sizeof(struct encd_wire_join))
 #define ADDR_ENTRY	64	/* NCCL's and TCPStore's address entry */
@@ -186,6 +188,9 @@ static int model_encd(const struct params *p, u32 n, struct encd_result *res)
 		m.sent[hh] += HELLO_FRAME + PROOF_FRAME + JOIN_FRAME + batches * FRAME(4) +
 			      ranks * sizeof(struct encd_wire_rank);
 		m.sent[0] += CHALLENGE_FRAME + WELCOME_FRAME;
+		/* The table's digest to each host whose parent is not the root. */
+		if (encd_tree_parent(hh) != 0)
+			m.sent[0] += DIGEST_FRAME;
 	}
 	slots = (m.h - 1 + ENCD_PENDING_MAX - 1) / ENCD_PENDING_MAX;
 	/* One host alone has nobody to wait for: its ranks register in the module. */
