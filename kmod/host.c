@@ -118,7 +118,11 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 			  n == 1 ? "" : "s", first, last);
 		return;
 	}
-	if (l)
+	/* A data link's caller, before the table: by the index its LINK gave. */
+	if (l && encd_link_is_data(l) && encd_link_peer(l) != U32_MAX)
+		scnprintf(buf, size, "host %u (by its LINK; it called from %pISpc)",
+			  encd_link_peer(l), encd_link_addr(l));
+	else if (l)
 		scnprintf(buf, size, "the host at %pISpc", encd_link_addr(l));
 	else
 		scnprintf(buf, size, "a host");

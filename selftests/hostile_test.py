@@ -287,6 +287,35 @@ def a_parent_that_forwards_a_table_of_its_own_making_fails_the_world():
     return True, "rank 3: \"%s\"" % r3.error
 
 
+@case
+def a_WELCOME_with_a_bad_tag_fails_the_world_naming_the_host():
+    """WELCOME, the responder's word that it took a connection, is tagged
+    with its key: one that does not verify (forged, or from a man in the
+    middle) is not taken for it. Host 1, a fake member, answers the root's
+    data link with such a WELCOME: the root's rank fails naming host 1."""
+    n, root = 2, loopback()
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"], secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    keys = P.Link._keys
+
+    def forged_welcome(link):
+        keys(link)
+        if not link.initiator:
+            link.out[-P.TAG_LEN:] = os.urandom(P.TAG_LEN)
+    P.Link._keys = forged_welcome
+    try:
+        f = P.FakeHost(root, n, [1], KEY).start()
+        r0.wait()
+        f.stop()
+    finally:
+        P.Link._keys = keys
+    want = "a WELCOME frame failed authentication"
+    if r0.ok or want not in r0.error or not names_host(r0.error, 1):
+        return False, "rank 0: %s" % (r0.error or "formed")
+    return True, "rank 0: \"%s\"" % r0.error
+
+
 def names_host(text, index):
     return ("host %d (" % index) in text
 
