@@ -34,6 +34,10 @@
  * N^2 entries leave the root, which spends C per request. A = 64 bytes, an
  * address entry with its framing, for both.
  *
+ * A second table is a job's end, every rank leaving: encd's DEATH per
+ * departure, sent on by the root to every other host (model_encd_end()),
+ * against NCCL's (nothing at a root) and a TCPStore-style end barrier.
+ *
  * --calibrate takes the per-message costs measured in the VM (make
  * bench-bootstrap prints them on its "calibration:" line); the table then
  * gives encd's formation with both the nominal and the calibrated costs.
@@ -292,6 +296,40 @@ out:
 	return err;
 }
 
+/*
+ * A job's end as encd ends it today: every rank's departure is one DEATH
+ * (its head, the ~100-byte sentence, the trailer of a rank that formed
+ * one comm) from its host to the root, and the root sends it on to every
+ * other host that joined: N (H - 1) frames leave the root, each costing C.
+ */
+#define DEPARTURE_TEXT	100
+#define DEPARTURE_FRAME	FRAME(sizeof(struct encd_wire_death) + DEPARTURE_TEXT + \
+			      encd_wire_departure_len(1, 0))
+
+struct end_result {
+	double root_bytes, frames, t;
+};
+
+static void model_encd_end(const struct params *p, u32 n, struct end_result *e)
+{
+	double h = ceil((double)n / p->per_host);
+
+	e->frames = (double)n * (h - 1);
+	e->root_bytes = e->frames * DEPARTURE_FRAME;
+	e->t = p->rtt + e->frames * p->c + e->root_bytes / p->bw;
+}
+
+/*
+ * NCCL's end (ncclCommDestroy) closes each rank's own connections: nothing
+ * goes through a root. A TCPStore-style end is a barrier at the store:
+ * every rank adds to a counter (N requests), then waits for it to reach N
+ * (N answers), A bytes each way.
+ */
+static double star_end_time(const struct params *p, double n)
+{
+	return 2 * p->rtt + 2 * n * p->c + n * ADDR_ENTRY / p->bw;
+}
+
 static double nccl_time(const struct params *p, double n)
 {
 	return 2 * p->rtt + n * p->c + n / 2 * (p->rtt / 2 + p->c + ADDR_ENTRY / p->bw);
@@ -498,6 +536,37 @@ int main(int argc, char **argv)
 		seconds(b[4], sizeof(b[4]), r.t_total);
 		printf("%9u | %10s %10s %10s %10s %10s | %7u\n", sizes[i], b[0], b[1], b[2], b[3],
 		       b[4], r.links);
+	}
+
+	/* A job's end: every rank leaves its formed world. */
+	printf("\na job's end, every rank leaving its formed world (nominal): encd sends one DEATH "
+	       "of %d bytes per departure to each other host\n", (int)DEPARTURE_FRAME);
+	printf("%9s %6s | %9s %9s %9s %9s %9s | %9s | %9s %9s\n", "N", "hosts", "formed B",
+	       "end B", "end/form", "frames", "t", "NCCL B", "star B", "star t");
+	for (i = 0; i < n_sizes; i++) {
+		struct encd_result r;
+		struct end_result e;
+		char b[7][16];
+		u32 n = sizes[i];
+
+		if (model_encd(&nom, n, &r)) {
+			fprintf(stderr, "scale-model: out of memory at N = %u\n", n);
+			return 1;
+		}
+		model_encd_end(&nom, n, &e);
+		human(b[0], sizeof(b[0]), r.root_bytes);
+		human(b[1], sizeof(b[1]), e.root_bytes);
+		human(b[2], sizeof(b[2]), e.frames);
+		seconds(b[3], sizeof(b[3]), e.t);
+		human(b[4], sizeof(b[4]), (double)n * ADDR_ENTRY);
+		seconds(b[5], sizeof(b[5]), star_end_time(&nom, n));
+		if (r.root_bytes)
+			snprintf(b[6], sizeof(b[6]), "%.0fx", e.root_bytes / r.root_bytes);
+		else
+			snprintf(b[6], sizeof(b[6]), "-");
+		printf("%9u%s %6u | %9s %9s %9s %9s %9s | %9s | %9s %9s\n", n,
+		       n > ENCD_WORLD_MAX ? "*" : " ", (n + nom.per_host - 1) / nom.per_host, b[0], b[1],
+		       b[6], b[2], b[3], "0", b[4], b[5]);
 	}
 
 	/* The goals, at these parameters. */
