@@ -1273,6 +1273,14 @@ static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 	struct encd_host *h = ls->host;
 	struct encd_link *l, *victim;
 
+	/*
+	 * It inherited the listener's callback: it gets the kernel's back, so
+	 * that nothing of encd's is left on it once it is let go (it may
+	 * outlive its link, orphaned, and the module).
+	 */
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_data_ready = ls->saved_data_ready;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
 	l = link_alloc(h, 0, false);
 	if (!l) {
 		sock_drop(sock);
@@ -1303,7 +1311,9 @@ static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 				    h->n_pending, &victim->addr);
 		encd_link_close(victim);
 	}
-	queue_delayed_work(encd_wq, &l->work, 0);
+	/* The newcomer may be the one to go: its free work owns it then. */
+	if (victim != l)
+		queue_delayed_work(encd_wq, &l->work, 0);
 	mutex_unlock(&h->lock);
 }
 
