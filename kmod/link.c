@@ -1222,6 +1222,12 @@ struct encd_listener {
 	void (*saved_data_ready)(struct sock *sk);
 };
 
+/*
+ * The listening socket's callback, and at first its connections' (they
+ * inherit it). The caller read the pointer without the callback lock, so
+ * by now the socket may be a connection whose link is attached: only the
+ * listener's own pointer, the one marked not to be copied, is a listener.
+ */
 static void listener_data_ready(struct sock *sk)
 {
 	struct encd_listener *ls;
@@ -1229,7 +1235,7 @@ static void listener_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	rcu_read_lock();
 	ls = rcu_dereference_sk_user_data(sk);
-	if (ls)
+	if (ls && sk_user_data_is_nocopy(sk))
 		queue_work(encd_wq, &ls->accept_work);
 	rcu_read_unlock();
 	read_unlock_bh(&sk->sk_callback_lock);
