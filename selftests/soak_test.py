@@ -77,6 +77,12 @@ def one_round(rng, kinds):
     finally:
         if kind == "injected":
             inject(0)
+    # A soak starts thousands of ranks in one case: each round's go now,
+    # pipes and all, not when the case ends (main() keeps them till then).
+    for r in ranks:
+        r.p.stdout.close()
+        r.p.stderr.close()
+        Rank.started.remove(r)
     what = "%s: %d ranks%s" % (kind, n, ", each a host" if tcp else "")
     formed = failed = 0
     for r in ranks:
