@@ -530,7 +530,7 @@ struct encd_host {
 	 * parent that came before it (table.c).
 	 */
 	bool have_digest;
-	u8 digest[32];
+	struct encd_wire_digest digest;
 	void *held_table;
 	u32 held_len;
 	struct encd_link *held_from;

@@ -169,11 +169,6 @@ int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 sr
 	return 0;
 }
 
-/*
- * The messages that came before the table, in the order they came, taken
- * now as if they had come after it: one its link could not have carried
- * then fails the link, and the world, as it would have then.
- */
 /**
  * encd_host_knows_addr() - whether a host of the world is at @addr's host
  * @h: this host; the caller holds its lock
@@ -199,6 +194,11 @@ bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *ad
 	return false;
 }
 
+/*
+ * The messages that came before the table, in the order they came, taken
+ * now as if they had come after it: one its link could not have carried
+ * then fails the link, and the world, as it would have then.
+ */
 static void host_take_pre_table(struct encd_host *h)
 {
 	char why[ENCD_MSG_MAX];
@@ -386,7 +386,7 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 		return 0;
 	}
 	encd_host_table_digest(buf, len, digest);
-	if (memcmp(digest, h->digest, sizeof(digest))) {
+	if (memcmp(digest, h->digest.sha256, sizeof(digest))) {
 		scnprintf(why, why_len, "its table is not the one the root made");
 		return -EPROTO;
 	}
@@ -425,7 +425,7 @@ int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *w
 		scnprintf(why, why_len, "it sent the table's digest after the table itself");
 		return -EPROTO;
 	}
-	memcpy(h->digest, d->sha256, sizeof(h->digest));
+	h->digest = *d;
 	h->have_digest = true;
 	if (!table)
 		return 0;
