@@ -11,6 +11,13 @@
  *   - only where the administrator allowed worlds without a secret:
  *				K = HMAC(0^32, "encd-v2 insecure")
  *
+ * A host binds K to its world before anything else: the root's address
+ * and port as the wire carries them, and the world's size,
+ *   K_w = HMAC(K, "encd-v3 world" | addr(root) | world_size)
+ * and everything below is keyed with K_w (written K): a rank of one world
+ * cannot be spliced into another world of the same secret (a relay between
+ * two roots), nor replayed into it.
+ *
  * A connection's handshake proves K both ways over fresh nonces, and keys
  * each direction of the link apart:
  *   proof_r = HMAC(K, "encd-v2 responder" | purpose | nonce_i | nonce_r)
@@ -81,6 +88,35 @@ static int mac(struct crypto_shash *tfm, const char *label, const void *a, size_
 		err = crypto_shash_final(desc, out);
 	shash_desc_zero(desc);
 	return err;
+}
+
+/**
+ * encd_auth_world_tfm() - HMAC keyed with a world key bound to its world
+ * @key: the world key K (encd_auth_world_key())
+ * @root: the root's address, as every rank names it
+ * @world_size: the world's size
+ *
+ * Return: the transform keyed with K_w (crypto_free_shash() it), or an
+ * ERR_PTR().
+ */
+struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root,
+					 u32 world_size)
+{
+	struct encd_wire_addr w;
+	__be32 size = cpu_to_be32(world_size);
+	struct crypto_shash *tfm;
+	u8 bound[SHA256_DIGEST_SIZE];
+	int err;
+
+	tfm = encd_auth_tfm(key, ENCD_KEY_LEN);
+	if (IS_ERR(tfm))
+		return tfm;
+	encd_addr_to_wire(root, &w);
+	err = mac(tfm, "encd-v3 world", &w, sizeof(w), &size, sizeof(size), NULL, 0, bound);
+	crypto_free_shash(tfm);
+	tfm = err ? ERR_PTR(err) : encd_auth_tfm(bound, sizeof(bound));
+	memzero_explicit(bound, sizeof(bound));
+	return tfm;
 }
 
 /**

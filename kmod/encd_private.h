@@ -493,7 +493,7 @@ struct encd_host {
 	struct kref ref;
 	struct list_head node;		/* in the hosts list, while it has ranks */
 	struct encd_world_key wk;
-	struct crypto_shash *world;	/* HMAC keyed with wk.key */
+	struct crypto_shash *world;	/* HMAC keyed with wk.key bound to the world */
 	u8 id[ENCD_HOST_ID_LEN];
 	struct mem_cgroup *memcg;	/* of the rank that made it */
 	struct work_struct shutdown_work;
@@ -748,6 +748,8 @@ struct encd_rank {
 
 /* auth.c */
 struct crypto_shash *encd_auth_tfm(const u8 *key, u32 len);
+struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root,
+					 u32 world_size);
 int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, const __be32 *owner,
 			u8 *key);
 int encd_auth_proof(struct crypto_shash *world, bool initiator, u32 purpose, const u8 *nonce_i,

@@ -20,7 +20,7 @@ import threading
 import time
 import traceback
 
-from encd_peer import parse_hostport
+from encd_peer import parse_hostport, socket_in_netns
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("ENCD_BUILD", "")
@@ -177,8 +177,10 @@ def stop(ranks, timeout=30):
     return finish(ranks, timeout)
 
 
-def encctl_json(*args):
-    p = subprocess.run([ENCCTL, "-j"] + list(args), capture_output=True, text=True, timeout=120)
+def encctl_json(*args, netns=None):
+    cmd = ["ip", "netns", "exec", netns] if netns else []
+    p = subprocess.run(cmd + [ENCCTL, "-j"] + list(args), capture_output=True, text=True,
+                       timeout=120)
     if p.returncode:
         raise RuntimeError("encctl %s: exit %d: %s" % (" ".join(args), p.returncode,
                                                         (p.stderr or p.stdout).strip()[:300]))
@@ -202,10 +204,11 @@ def world_nodes(netns=None):
     return out
 
 
-def ranks_with_a_host():
-    """The g_device_ids of the comms whose rank is in its host agent: the
-    kernel gives a comm host_tx_bytes from its rank's join on (SETUP)."""
-    return {c["g_device_id"] for c in encctl_json("comm", "show")
+def ranks_with_a_host(netns=None):
+    """The g_device_ids of the comms (of network namespace netns) whose rank
+    is in its host agent: the kernel gives a comm host_tx_bytes from its
+    rank's join on (SETUP)."""
+    return {c["g_device_id"] for c in encctl_json("comm", "show", netns=netns)
             if c.get("host_tx_bytes") is not None}
 
 
@@ -224,17 +227,38 @@ def wait_until(pred, timeout=30.0, step=0.1):
     return None
 
 
-def root_listens(root, timeout=20):
-    """Waits until the root at @root (host:port) listens: a connection that
-    opens (and is closed at once, which the root counts as a stranger that
-    left). True, or None after @timeout seconds."""
+def root_listens(root, timeout=20, netns=None):
+    """Waits until the root at @root (host:port; in network namespace
+    @netns, or this one) listens: a connection that opens (and is closed at
+    once, which the root counts as a stranger that left). True, or None
+    after @timeout seconds."""
     def try_once():
+        s = socket_in_netns(netns) if netns else socket.socket()
+        s.settimeout(1)
         try:
-            socket.create_connection(parse_hostport(root), timeout=1).close()
+            s.connect(parse_hostport(root))
             return True
         except OSError:
             return False
+        finally:
+            s.close()
     return wait_until(try_once, timeout, 0.05)
+
+
+# Worlds whose root side is seen through a relay (encd_peer.Relay) keep it
+# in this network namespace: keys are bound to the root's address, so the
+# relayed rank names the true root, and the relay listens at that address
+# here. A loopback world's key is its namespace's, so such worlds need a
+# secret.
+ROOT_NS = "encd-relayed-root"
+
+
+def root_netns():
+    """The network namespace of relayed worlds' root side, made once."""
+    if not os.path.exists("/var/run/netns/" + ROOT_NS):
+        sh("ip", "netns", "add", ROOT_NS)
+        sh("ip", "-n", ROOT_NS, "link", "set", "lo", "up")
+    return ROOT_NS
 
 
 def names_rank(text, r):

@@ -23,7 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
-                        kernel_memory_kib, module_param, names_rank, root_listens, sh,
+                        kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
                         wait_until, main)
 
 # Before anything runs: the peer speaks the protocol of this tree's
@@ -322,21 +322,48 @@ def names_host(text, index):
 
 # --- replays, forgeries, other worlds ---
 
-def relayed_world(n, tamper=None, hold=None, secret=False, extra=("--barrier",), kernel=None,
-                  relayed=None):
-    """Kernel ranks on the root host (0..n-2 by default) and one rank
-    (n-1) that reaches the root through a relay: a host of its own, since
-    its root_comm_id is the relay's."""
+def relayed_world(n, tamper=None, hold=None, extra=("--barrier",), kernel=None, relayed=None):
+    """Kernel ranks on the root host (0..n-2 by default), in a network
+    namespace of their own, and one rank (n-1) in this one that reaches the
+    root through a relay: a host of its own, naming the true root, at whose
+    address the relay listens here (encd_world.ROOT_NS). With a secret."""
+    ns = root_netns()
     root = loopback()
     relayed = n - 1 if relayed is None else relayed
     kernel = [r for r in range(n) if r != relayed] if kernel is None else kernel
-    ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, secret) for r in kernel]
-    if not root_listens(root):
+    ranks = [Rank(r, r, n, root, DEADLINE_MS, extra, True, netns=ns) for r in kernel]
+    if not root_listens(root, netns=ns):
         return None, ranks, None
-    relay = P.Relay(root, hold=hold, tamper=tamper)
-    ranks.append(Rank(relayed, relayed, n, relay.addr, DEADLINE_MS, extra, secret))
+    relay = P.Relay(root, hold=hold, tamper=tamper, listen=P.parse_hostport(root),
+                    target_netns=ns)
+    ranks.append(Rank(relayed, relayed, n, root, DEADLINE_MS, extra, True))
     ranks.sort(key=lambda r: r.gid)
     return relay, ranks, root
+
+
+@case
+def a_relay_between_two_worlds_of_one_secret_and_size_splices_nothing():
+    """Keys are bound to the root's address and the world's size. A process
+    with no key relays connections meant for one root to another (two
+    worlds of one secret and one size): the first world's rank, calling
+    the relay as its root, is refused by the second root in the handshake,
+    at once; the second world then forms with its own rank."""
+    n, root = 2, loopback()
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"], secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    relay = P.Relay(root)
+    spliced = Rank(1, 1, n, relay.addr, DEADLINE_MS, ["--barrier"], secret=True)
+    spliced.wait()
+    relay.close()
+    want = "does not hold the world secret of this rank"
+    if spliced.ok or want not in spliced.error or spliced.end - spliced.start > 5:
+        return False, "the spliced rank, after %.1f s: %s" % (
+            spliced.end - spliced.start, spliced.error or "formed")
+    r1 = Rank(1, 1, n, root, DEADLINE_MS, ["--barrier"], secret=True)
+    finish([r0, r1])
+    ok, why = all_ok([r0, r1])
+    return ok, why if not ok else "refused: \"%s\"; %s" % (spliced.error, why)
 
 
 def fail_naming(ranks, who, words=()):
@@ -394,7 +421,7 @@ def frames_replayed_on_another_link_are_refused():
         pass
     took = time.monotonic() - t0
     s.close()
-    ranks.append(Rank(2, 2, 3, root, DEADLINE_MS, ["--barrier"]))
+    ranks.append(Rank(2, 2, 3, root, DEADLINE_MS, ["--barrier"], secret=True))
     finish(ranks)
     relay.close()
     ok, why = all_ok(ranks)
@@ -414,7 +441,7 @@ def frames_replayed_on_another_link_are_refused():
         if direction == "down" and typ == P.DEATH:
             time.sleep(0.5)
         return [f]
-    relay, ranks, root = relayed_world(3, tamper=slow_death, secret=True, kernel=[0],
+    relay, ranks, root = relayed_world(3, tamper=slow_death, kernel=[0],
                                        relayed=1)
     if relay is None:
         return False, "the root never listened"
@@ -471,6 +498,67 @@ def forged_frames_from_strangers_only_close_their_connections():
     if slow or not ok:
         return False, slow or why
     return True, "%s each closed on arrival; %s" % (", ".join(P.NAMES[t] for t in forged), why)
+
+
+def closed_after(sock, timeout):
+    """(seconds until the peer closed sock, or None; bytes it sent first)."""
+    t0, back = time.monotonic(), 0
+    while time.monotonic() < t0 + timeout:
+        sock.settimeout(t0 + timeout - time.monotonic())
+        try:
+            data = sock.recv(65536)
+        except (ConnectionResetError, BrokenPipeError):
+            data = b""
+        except socket.timeout:
+            break
+        if not data:
+            return time.monotonic() - t0, back
+        back += len(data)
+    return None, back
+
+
+@case
+def a_JOIN_or_LINK_with_a_bad_tag_is_refused_even_from_a_keyholder():
+    """The first frame of a link names who calls (JOIN: a host joining;
+    LINK: a host of the table, by its index and the world's token). Sent
+    with the world's key but a bad tag, each only closes its connection,
+    with nothing sent back after WELCOME: not the REJECT a JOIN naming a
+    port nobody listens at earns, nor the link a right LINK opens. The
+    JOIN goes while the root still takes them, the LINK once the table is
+    out (to the root host's listener, with the member's token and index);
+    the world, held by the member, then forms."""
+    n, root = 3, loopback()
+    key = P.bind_key(KEY, root, n)
+    ranks = [Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"], secret=True)]
+    if not root_listens(root):
+        return False, "the root never listened"
+    bad = []
+
+    def bad_first_frame(name, addr, purpose, typ, payload):
+        c = P.Conn(addr, key=key, purpose=purpose).handshake()
+        c.send_raw(c.link.frame(typ, payload, tag=os.urandom(16)))
+        took, back = closed_after(c.sock, 5)
+        if took is None or took > 2.5 or back:
+            bad.append("%s: %s, %d bytes back" % (
+                name, "open" if took is None else "closed after %.1f s" % took, back))
+        c.close()
+    bad_first_frame("JOIN", root, P.CONTROL, P.JOIN,
+                    struct.pack(">I", n) + bytes(16) + P.addr_wire("127.0.0.1", 1) + bytes(4))
+    f = P.FakeHost(root, n, [1], KEY, hold={"sig": True}).start()
+    ranks.append(Rank(2, 2, n, root, DEADLINE_MS, ["--barrier"], secret=True))
+    if not f.wait("table", 20):
+        f.stop()
+        finish(ranks)
+        return False, "the member got no table: %s" % errors(ranks)
+    bad_first_frame("LINK", f.hosts[0][1], P.DATA, P.LINK,
+                    struct.pack(">QI", f.token, f.index))
+    f.release("sig")
+    finish(ranks)
+    f.stop()
+    ok, why = all_ok(ranks)
+    if bad or not ok:
+        return False, bad or why
+    return True, "JOIN and LINK closed on arrival; %s" % why
 
 
 def injected_case(typ, payload):

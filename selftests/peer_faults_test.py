@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, SECRET, SECRET_FILE, Netns, Ports, Rank,  # noqa: E402
                         encctl_json, finish, main, names_rank, node_counter, ranks_with_a_host,
-                        root_listens, stop, wait_until, world_nodes)
+                        root_listens, root_netns, stop, wait_until, world_nodes)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -87,15 +87,18 @@ class Scene:
 
 
 def scene_relay(n, hold_dir, hold_type):
-    """Ranks 0..n-2 on the root host; the victim n-1 behind a relay that
-    holds hold_type going hold_dir. Held until the relay has it."""
+    """Ranks 0..n-2 on the root host, in the network namespace of relayed
+    roots (encd_world.ROOT_NS); the victim n-1 here, behind a relay at the
+    root's address that holds hold_type going hold_dir. Held until the
+    relay has it."""
     sc = Scene()
-    root = loopback()
-    sc.ranks = [Rank(r, r, n, root, DEADLINE_MS) for r in range(n - 1)]
-    if not root_listens(root, 20):
+    root, ns = loopback(), root_netns()
+    sc.ranks = [Rank(r, r, n, root, DEADLINE_MS, secret=True, netns=ns) for r in range(n - 1)]
+    if not root_listens(root, 20, netns=ns):
         return sc, False
-    sc.relay = P.Relay(root, hold=lambda d, t: d == hold_dir and t == hold_type)
-    sc.victim = Rank(n - 1, n - 1, n, sc.relay.addr, DEADLINE_MS)
+    sc.relay = P.Relay(root, hold=lambda d, t: d == hold_dir and t == hold_type,
+                       listen=P.parse_hostport(root), target_netns=ns)
+    sc.victim = Rank(n - 1, n - 1, n, root, DEADLINE_MS, secret=True)
     sc.ranks.append(sc.victim)
     held = sc.relay.wait_frame(lambda f: f[1] == hold_dir and f[2] == hold_type, 30)
     # The victim's frame is held, but the root host's own ranks start in
@@ -104,7 +107,7 @@ def scene_relay(n, hold_dir, hold_type):
     # its deadline there. Held only once every one of them has joined its
     # host agent (no world node yet: those come with the table).
     mine = set(range(n - 1))
-    return sc, bool(held and wait_until(lambda: mine <= ranks_with_a_host(), 40, 0.2))
+    return sc, bool(held and wait_until(lambda: mine <= ranks_with_a_host(ns), 40, 0.2))
 
 
 def scene_fake(n, fake_ranks, hold, victim, state, fake_root=False):

@@ -47,9 +47,9 @@ from .wire import (MAGIC, VERSION, HDR, TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_L
                    ProtocolError, header, raw_frame, addr_wire, addr_unwire, parse_hostport,
                    route, death_payload, reject_payload, text_of, SIZES, OFFSETS, WireMismatch,
                    parse_wire_h, check_against, tree_wire_h, check_tree)
-from .link import mac, world_key, tag_of, Link, Conn, Peer
+from .link import mac, world_key, bind_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,
                        ceil_log2, dissem_to, dissem_from, jhash2, node_tag)
 from .fakehost import (OWN_DEADLINE_S, VALIDATING, BROADCASTING, CONNECTING, READY, FAILED,
                        START_BATCH, LOCAL_BATCH, HOLD_KINDS, Node, FakeHost, parse_ranks, main)
-from .relay import Relay
+from .relay import Relay, socket_in_netns

@@ -12,7 +12,7 @@ import struct
 import threading
 import time
 
-from .link import Link, Peer, world_key
+from .link import Link, Peer, bind_key, world_key
 from .schedule import (ceil_log2, cube_children, cube_parent, dissem_from, dissem_to,
                        node_tag, tree_children, tree_parent)
 from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, DIGEST, HOST_ID_LEN, JOIN, LINK,
@@ -79,7 +79,8 @@ class FakeHost:
         self.n = world_size
         self.ranks = sorted(set(ranks))
         self.rankset = set(self.ranks)
-        self.key = key
+        # Every key of the world is bound to it: its root and its size.
+        self.key = bind_key(key, self.root, world_size)
         self.settings = settings
         self.hold = {k: (v if v is True else set(v)) for k, v in (hold or {}).items()}
         for k in self.hold:

@@ -11,8 +11,8 @@ import struct
 import time
 
 from .wire import (CHALLENGE, CONTROL, HDR, HELLO, MAGIC, NAMES, NONCE_LEN, PROOF, WELCOME,
-                   PROOF_LEN, TAG_LEN, VERSION, ProtocolError, header, parse_hostport,
-                   raw_frame)
+                   PROOF_LEN, TAG_LEN, VERSION, ProtocolError, addr_wire, header,
+                   parse_hostport, raw_frame)
 
 # --- keys ---
 
@@ -32,6 +32,14 @@ def world_key(secret=None, insecure=False):
     if isinstance(secret, str):
         secret = secret.encode()
     return mac(secret, b"encd-v2 world secret")
+
+
+def bind_key(key, root, world_size):
+    """K bound to its world (kmod/auth.c): HMAC(K, "encd-v3 world" ||
+    addr(root) || be32 world_size), root as (host, port) or "host:port"."""
+    if isinstance(root, str):
+        root = parse_hostport(root)
+    return mac(key, b"encd-v3 world", addr_wire(*root), struct.pack(">I", world_size))
 
 
 def tag_of(key, seq, frame):
@@ -193,7 +201,8 @@ class Conn:
             if not data:
                 raise ConnectionResetError("closed during the handshake")
             self.frames.extend(self.link.feed(data))
-        self.flush()
+            # PROOF, answering CHALLENGE; the link is up at WELCOME.
+            self.flush()
         return self
 
     def send(self, typ, payload):

@@ -1,10 +1,54 @@
 # SPDX-License-Identifier: GPL-2.0
 """A TCP relay in front of a host that sees the frames going through."""
+import ctypes
+import os
 import socket
+import struct
 import threading
 import time
 
-from .wire import HDR, TAG_LEN, parse_hostport
+from .wire import HDR, JOIN, TAG_LEN, parse_hostport
+
+CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def socket_in_netns(netns, family=socket.AF_INET, kind=socket.SOCK_STREAM):
+    """A socket of network namespace netns (as `ip netns add` named it): the
+    calling thread enters it to make the socket, then comes back; the socket
+    stays there."""
+    here = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    there = os.open("/var/run/netns/" + netns, os.O_RDONLY)
+    try:
+        if _libc.setns(there, CLONE_NEWNET):
+            raise OSError(ctypes.get_errno(), "setns into %s" % netns)
+        try:
+            return socket.socket(family, kind)
+        finally:
+            if _libc.setns(here, CLONE_NEWNET):
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(here)
+        os.close(there)
+
+
+def _splice(a, b):
+    """Copies a to b until a closes, then half-closes b."""
+    while True:
+        try:
+            data = a.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            break
+        try:
+            b.sendall(data)
+        except OSError:
+            break
+    try:
+        b.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
 
 
 class Relay:
@@ -12,10 +56,19 @@ class Relay:
     parsing the frames both ways (the handshake's are untagged, the rest
     carry a tag). hold(direction, type) decides which frames wait (until
     release()); every frame is kept in .frames as (conn, direction, type,
-    bytes). direction is "up" (from the caller to target) or "down"."""
+    bytes). direction is "up" (from the caller to target) or "down".
 
-    def __init__(self, target, hold=None, tamper=None, listen=("127.0.0.1", 0)):
+    With target_netns, target is in that network namespace and the relay
+    listens at the same address in this one: a rank here names the true
+    root and reaches it through the relay. The data links the other way
+    (the root's host calling the relayed host where its JOIN says it
+    listens) are spliced back from that namespace to this one."""
+
+    def __init__(self, target, hold=None, tamper=None, listen=("127.0.0.1", 0),
+                 target_netns=None):
         self.target = parse_hostport(target) if isinstance(target, str) else target
+        self.target_netns = target_netns
+        self.back, self.served = [], set()
         self.hold = hold or (lambda direction, typ: False)
         # tamper(conn, direction, type, frame): the frames to pass on instead.
         self.tamper = tamper or (lambda i, direction, typ, f: [f])
@@ -39,7 +92,12 @@ class Relay:
             except OSError:
                 return
             try:
-                u = socket.create_connection(self.target, timeout=5)
+                if self.target_netns:
+                    u = socket_in_netns(self.target_netns)
+                    u.settimeout(5)
+                    u.connect(self.target)
+                else:
+                    u = socket.create_connection(self.target, timeout=5)
             except OSError:
                 c.close()
                 continue
@@ -75,6 +133,8 @@ class Relay:
                 del buf[:need]
                 if untagged:
                     untagged -= 1
+                if self.target_netns and direction == "up" and typ == JOIN:
+                    self._serve_back(f)
                 with self.cond:
                     self.frames.append((conn["i"], direction, typ, f))
                     hold = self.hold(direction, typ) or any(
@@ -97,6 +157,36 @@ class Relay:
             dst.shutdown(socket.SHUT_WR)
         except OSError:
             pass
+
+    def _serve_back(self, join):
+        """Listens in the target's namespace where the JOIN says its host
+        listens here, and splices each connection back to it."""
+        (port,) = struct.unpack_from(">H", join, HDR.size + 4 + 16 + 2)
+        if port in self.served:
+            return      # a JOIN again: a replay, or a second world's host
+        self.served.add(port)
+        try:
+            ls = socket_in_netns(self.target_netns)
+            ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            ls.bind(("127.0.0.1", port))
+            ls.listen(64)
+        except OSError:
+            return
+        self.back.append(ls)
+
+        def accept():
+            while not self._stop:
+                try:
+                    a, _ = ls.accept()
+                    b = socket.create_connection(("127.0.0.1", port), timeout=5)
+                except OSError:
+                    return
+                for s in (a, b):
+                    s.settimeout(None)
+                    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                threading.Thread(target=_splice, args=(a, b), daemon=True).start()
+                threading.Thread(target=_splice, args=(b, a), daemon=True).start()
+        threading.Thread(target=accept, daemon=True).start()
 
     @staticmethod
     def _send(s, data):
@@ -131,6 +221,8 @@ class Relay:
     def close(self):
         self._stop = True
         self.lsock.close()
+        for ls in self.back:
+            ls.close()
         for c in self.conns:
             for s in (c["up"], c["down"]):
                 try:
