@@ -277,7 +277,26 @@ static NRT_STATUS resolve_root(const char *host, uint16_t port, bool spans, cons
 	return NRT_SUCCESS;
 }
 
-/* The port of a launcher's root: its own variable's, or Slurm's job's. */
+/* The port of a Slurm step's root from its job's id @job and its step's. */
+static NRT_STATUS slurm_root_port(char *const *envp, uint32_t job, uint16_t *port, char *from,
+				  size_t size)
+{
+	const char *step = env_get(envp, "SLURM_STEP_ID");
+	uint32_t s = 0;
+
+	if (step && parse_u32(step, &s))
+		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
+					 "launcher: %s=%s is not a %s", "SLURM_STEP_ID", step, "step id");
+	/* 64-bit: the step's stride must not wrap before the modulo. */
+	*port = ENC_LAUNCH_SLURM_PORT_BASE +
+		((uint64_t)job + (uint64_t)s * ENC_LAUNCH_SLURM_STEP_STRIDE) %
+		ENC_LAUNCH_SLURM_PORT_SPAN;
+	if (step)
+		snprintf(from + strlen(from), size - strlen(from), "+SLURM_STEP_ID");
+	return NRT_SUCCESS;
+}
+
+/* The port of a launcher's root: its own variable's, or Slurm's step's. */
 static NRT_STATUS root_port(char *const *envp, enum enc_launcher id, uint16_t *port,
 			    char *from, size_t size)
 {
@@ -293,11 +312,10 @@ static NRT_STATUS root_port(char *const *envp, enum enc_launcher id, uint16_t *p
 		return enc_set_error_why(NRT_INVALID, ENCD_REASON_ARGUMENT,
 					 "launcher: %s=%s is not a %s", var, v,
 					 id == ENC_LAUNCHER_SLURM ? "job id" : "port below 65535");
-	if (id == ENC_LAUNCHER_SLURM)
-		*port = ENC_LAUNCH_SLURM_PORT_BASE + n % ENC_LAUNCH_SLURM_PORT_SPAN;
-	else
-		*port = n + 1;
 	snprintf(from + strlen(from), size - strlen(from), ":%s", var);
+	if (id == ENC_LAUNCHER_SLURM)
+		return slurm_root_port(envp, n, port, from, size);
+	*port = n + 1;
 	return NRT_SUCCESS;
 }
 

@@ -115,6 +115,33 @@ TEST(slurm_gives_rank_size_vnc_and_a_root_from_the_job_id)
 	EXPECT_EQ((1u << ENC_LAUNCH_FIELD_N) - 1, l.found);
 }
 
+TEST(steps_of_one_job_root_their_worlds_at_ports_of_their_own)
+{
+	static const struct {
+		const char *step;
+		const char *root;
+	} steps[] = {
+		/* 20000 + (4242 + 997 * step) % 10000 */
+		{ "SLURM_STEP_ID=0", "10.0.0.1:24242" },
+		{ "SLURM_STEP_ID=1", "10.0.0.1:25239" },
+		{ "SLURM_STEP_ID=11", "10.0.0.1:25209" },
+		/* Slurm's batch step: the stride must not wrap in 32 bits. */
+		{ "SLURM_STEP_ID=4294967294", "10.0.0.1:26360" },
+	};
+	char env[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct enc_launch l = {};
+
+		snprintf(env, sizeof(env), SLURM " %s", steps[i].step);
+		ASSERT_EQ(NRT_SUCCESS, launch(env, &l)) TH_LOG("%s", enc_last_error());
+		EXPECT_STREQ(steps[i].root, l.root) TH_LOG("%s", steps[i].step);
+		EXPECT_STREQ("SLURM_STEP_NODELIST:SLURM_JOB_ID+SLURM_STEP_ID",
+			     l.from[ENC_LAUNCH_ROOT]);
+	}
+}
+
 TEST(slurm_without_a_step_takes_the_jobs_nodes_and_ntasks_alias)
 {
 	struct enc_launch l = {};
@@ -261,6 +288,8 @@ TEST(a_root_that_cannot_be_used_is_refused)
 		    "MASTER_ADDR='' is not a host");
 	expect_fail(_metadata, "SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_LOCALID=0 SLURM_JOB_ID=x "
 		    "SLURM_STEP_NODELIST=n1", &l, "SLURM_JOB_ID=x is not a job id");
+	expect_fail(_metadata, "SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_LOCALID=0 SLURM_JOB_ID=1 "
+		    "SLURM_STEP_ID=-1 SLURM_STEP_NODELIST=n1", &l, "SLURM_STEP_ID=-1 is not a step id");
 	expect_fail(_metadata, "SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_LOCALID=0 SLURM_JOB_ID=1 "
 		    "SLURM_STEP_NODELIST=n[2-1]", &l,
 		    "SLURM_STEP_NODELIST=n[2-1] is not a Slurm host list");

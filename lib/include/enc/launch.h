@@ -45,13 +45,17 @@ enum enc_launch_field {
 #define ENC_LAUNCH_VAR_MAX	32
 
 /*
- * Without a port of their own, Slurm's jobs root their world at
- * ENC_LAUNCH_SLURM_PORT_BASE + SLURM_JOB_ID % ENC_LAUNCH_SLURM_PORT_SPAN (below
- * Linux's ephemeral ports), and torchrun's at MASTER_PORT + 1: MASTER_PORT
- * itself is torch's own store on that host.
+ * Without a port of their own, Slurm's steps root their world at
+ * ENC_LAUNCH_SLURM_PORT_BASE + (SLURM_JOB_ID + SLURM_STEP_ID *
+ * ENC_LAUNCH_SLURM_STEP_STRIDE) % ENC_LAUNCH_SLURM_PORT_SPAN (below Linux's
+ * ephemeral ports; a step id of 0 without SLURM_STEP_ID), and torchrun's at
+ * MASTER_PORT + 1: MASTER_PORT itself is torch's own store on that host.
+ * The stride is prime to the span: the steps of one job that run at once
+ * never share a port, nor do jobs whose ids are close.
  */
 #define ENC_LAUNCH_SLURM_PORT_BASE	20000
 #define ENC_LAUNCH_SLURM_PORT_SPAN	10000
+#define ENC_LAUNCH_SLURM_STEP_STRIDE	997
 
 struct enc_launch {
 	/* In: the launchers to read (1 << enum enc_launcher); 0: all of them. */
