@@ -52,6 +52,18 @@ static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t,
 	return false;
 }
 
+/* The index of the first of @n_hosts table hosts @wh with this host's id, or @n_hosts. */
+static u32 table_find_self(const struct encd_host *h, const struct encd_wire_table_host *wh,
+			   u32 n_hosts)
+{
+	u32 i;
+
+	for (i = 0; i < n_hosts; i++)
+		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+			break;
+	return i;
+}
+
 static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char *why,
 			    size_t why_len)
 {
@@ -75,18 +87,16 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 	}
 	wh = buf + sizeof(*t);
 	wr = (const __be32 *)(wh + n_hosts);
-	self = U32_MAX;
+	self = table_find_self(h, wh, n_hosts);
+	if (self == n_hosts)
+		goto bad;
 	for (i = 0; i < n_hosts; i++) {
 		memcpy(h->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
 		/* This host needs no address of its own (a world of one has none). */
-		if (encd_addr_from_wire(&wh[i].listen, &h->hosts[i].addr) &&
-		    memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+		if (encd_addr_from_wire(&wh[i].listen, &h->hosts[i].addr) && i != self)
 			goto bad;
-		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN)) {
-			if (self != U32_MAX)
-				goto bad;
-			self = i;
-		}
+		if (i != self && !memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
+			goto bad;
 	}
 	for (i = 0; i < n_ranks; i++) {
 		h->rank_host[i] = be32_to_cpu(wr[i]);
@@ -97,8 +107,6 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 	for (i = 0; i < n_hosts; i++)
 		if (!seen[i])
 			goto bad;
-	if (self == U32_MAX)
-		goto bad;
 	xa_for_each(&h->ranks, id, r)
 		if (h->rank_host[id] != self)
 			goto bad;
@@ -322,9 +330,7 @@ static int host_table_from_parent(struct encd_host *h, const void *buf, u32 len,
 
 	if (!table_shape_ok(h, t, len, why, why_len))
 		return -EPROTO;
-	for (i = 0; i < n_hosts; i++)
-		if (!memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
-			break;
+	i = table_find_self(h, wh, n_hosts);
 	if (i == n_hosts) {
 		scnprintf(why, why_len, "its table of the world does not add up");
 		return -EPROTO;
