@@ -32,13 +32,18 @@ def socket_in_netns(netns, family=socket.AF_INET, kind=socket.SOCK_STREAM):
         os.close(there)
 
 
+def _recv(sock):
+    """What came on sock next; b"" once it is closed or broken."""
+    try:
+        return sock.recv(65536)
+    except OSError:
+        return b""
+
+
 def _splice(a, b):
     """Copies a to b until a closes, then half-closes b."""
     while True:
-        try:
-            data = a.recv(65536)
-        except OSError:
-            data = b""
+        data = _recv(a)
         if not data:
             break
         try:
@@ -117,10 +122,7 @@ class Relay:
         untagged = 2 if direction == "up" else 1
         buf = bytearray()
         while True:
-            try:
-                data = src.recv(65536)
-            except OSError:
-                data = b""
+            data = _recv(src)
             if not data:
                 break
             buf += data
