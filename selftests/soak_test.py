@@ -17,7 +17,8 @@ a rank may succeed or fail, but one that fails says why, and none outlives
 its deadline by more than a few seconds: no round hangs.
 
 At the end, every world gone, Slab and VmallocUsed are printed beside
-their values after the first round, with what kmemleak finds; the program
+their values after the first round (and every 5 minutes of a soak of 10
+or more), with what kmemleak finds; the program
 fails if they grew by more than 2 MiB (the debug lane's runner also fails
 it on any kmemleak report).
 """
@@ -35,6 +36,8 @@ FAULTS = "/sys/kernel/debug/encd"
 # (whose ranks may wait for a rank that never came, until this).
 FORM_MS, SPOIL_MS = 20000, 4000
 GROWTH_KIB = 2048
+# A long soak prints the kernel's memory this often, for its trend.
+SAMPLE_S = 300
 
 
 def soak_seconds():
@@ -126,6 +129,7 @@ def worlds_of_random_sizes_formed_killed_and_released_hold_no_memory():
     counts = dict.fromkeys(kinds, 0)
     ranks = formed = failed = 0
     t0 = time.monotonic()
+    sample = t0 + SAMPLE_S
     while time.monotonic() - t0 < seconds:
         try:
             kind, n, f, x = one_round(rng, kinds)
@@ -135,6 +139,13 @@ def worlds_of_random_sizes_formed_killed_and_released_hold_no_memory():
         ranks += n
         formed += f
         failed += x
+        if seconds >= 2 * SAMPLE_S and time.monotonic() >= sample:
+            # The trend, in a long soak: a leak climbs; caches level off.
+            slab, vmalloc = kernel_memory()
+            print("# after %.0f s, %d worlds: Slab %d KiB, VmallocUsed %d KiB (%+d KiB)" % (
+                time.monotonic() - t0, sum(counts.values()), slab, vmalloc,
+                slab + vmalloc - slab0 - vmalloc0), flush=True)
+            sample += SAMPLE_S
     took = time.monotonic() - t0
     time.sleep(2)
     slab1, vmalloc1 = kernel_memory()
