@@ -11,12 +11,14 @@
  *   - only where the administrator allowed worlds without a secret:
  *				K = HMAC(0^32, "encd-v2 insecure")
  *
- * A host binds K to its world before anything else: the root's address
- * and port as the wire carries them, and the world's size,
- *   K_w = HMAC(K, "encd-v3 world" | addr(root) | world_size)
+ * A host binds K to its world before anything else, by the root's address
+ * and port as the wire carries them (one listener, so one world, at a time),
+ *   K_w = HMAC(K, "encd-v3 world" | addr(root))
  * and everything below is keyed with K_w (written K): a rank of one world
  * cannot be spliced into another world of the same secret (a relay between
- * two roots), nor replayed into it.
+ * two roots), nor replayed into it. The rest of a world's identity is proved
+ * under K_w: its size in every JOIN (the root refuses another, saying so),
+ * its token, which the root draws, in every LINK.
  *
  * A connection's handshake proves K both ways over fresh nonces, and keys
  * each direction of the link apart:
@@ -94,16 +96,13 @@ static int mac(struct crypto_shash *tfm, const char *label, const void *a, size_
  * encd_auth_world_tfm() - HMAC keyed with a world key bound to its world
  * @key: the world key K (encd_auth_world_key())
  * @root: the root's address, as every rank names it
- * @world_size: the world's size
  *
  * Return: the transform keyed with K_w (crypto_free_shash() it), or an
  * ERR_PTR().
  */
-struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root,
-					 u32 world_size)
+struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root)
 {
 	struct encd_wire_addr w;
-	__be32 size = cpu_to_be32(world_size);
 	struct crypto_shash *tfm;
 	u8 bound[SHA256_DIGEST_SIZE];
 	int err;
@@ -112,7 +111,7 @@ struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_st
 	if (IS_ERR(tfm))
 		return tfm;
 	encd_addr_to_wire(root, &w);
-	err = mac(tfm, "encd-v3 world", &w, sizeof(w), &size, sizeof(size), NULL, 0, bound);
+	err = mac(tfm, "encd-v3 world", &w, sizeof(w), NULL, 0, NULL, 0, bound);
 	crypto_free_shash(tfm);
 	tfm = err ? ERR_PTR(err) : encd_auth_tfm(bound, sizeof(bound));
 	memzero_explicit(bound, sizeof(bound));

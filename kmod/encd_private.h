@@ -748,8 +748,7 @@ struct encd_rank {
 
 /* auth.c */
 struct crypto_shash *encd_auth_tfm(const u8 *key, u32 len);
-struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root,
-					 u32 world_size);
+struct crypto_shash *encd_auth_world_tfm(const u8 *key, const struct sockaddr_storage *root);
 int encd_auth_world_key(enum encd_key_kind kind, const u8 *secret, u32 len, const __be32 *owner,
 			u8 *key);
 int encd_auth_proof(struct crypto_shash *world, bool initiator, u32 purpose, const u8 *nonce_i,

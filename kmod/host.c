@@ -395,7 +395,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
 	INIT_WORK(&h->register_work, host_register_work);
 	h->memcg = get_mem_cgroup_from_mm(current->mm);
-	h->world = encd_auth_world_tfm(wk->key, &wk->root, wk->world_size);
+	h->world = encd_auth_world_tfm(wk->key, &wk->root);
 	if (IS_ERR(h->world)) {
 		long err = PTR_ERR(h->world);
 

@@ -528,7 +528,7 @@ def a_JOIN_or_LINK_with_a_bad_tag_is_refused_even_from_a_keyholder():
     out (to the root host's listener, with the member's token and index);
     the world, held by the member, then forms."""
     n, root = 3, loopback()
-    key = P.bind_key(KEY, root, n)
+    key = P.bind_key(KEY, root)
     ranks = [Rank(0, 0, n, root, DEADLINE_MS, ["--barrier"], secret=True)]
     if not root_listens(root):
         return False, "the root never listened"
@@ -595,6 +595,11 @@ def a_forged_TABLE_in_a_control_link_fails_the_world_naming_the_peer():
 @case
 def a_forged_DEATH_in_a_control_link_fails_the_world_naming_the_peer():
     return injected_case(P.DEATH, P.death_payload(103, 1, 0, "forged by the test"))
+
+
+@case
+def a_forged_DIGEST_in_a_control_link_fails_the_world_naming_the_peer():
+    return injected_case(P.DIGEST, bytes(32))
 
 
 def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):

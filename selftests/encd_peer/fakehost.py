@@ -79,8 +79,8 @@ class FakeHost:
         self.n = world_size
         self.ranks = sorted(set(ranks))
         self.rankset = set(self.ranks)
-        # Every key of the world is bound to it: its root and its size.
-        self.key = bind_key(key, self.root, world_size)
+        # Every key of the world is bound to it, by its root.
+        self.key = bind_key(key, self.root)
         self.settings = settings
         self.hold = {k: (v if v is True else set(v)) for k, v in (hold or {}).items()}
         for k in self.hold:

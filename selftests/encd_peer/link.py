@@ -34,12 +34,12 @@ def world_key(secret=None, insecure=False):
     return mac(secret, b"encd-v2 world secret")
 
 
-def bind_key(key, root, world_size):
+def bind_key(key, root):
     """K bound to its world (kmod/auth.c): HMAC(K, "encd-v3 world" ||
-    addr(root) || be32 world_size), root as (host, port) or "host:port"."""
+    addr(root)), root as (host, port) or "host:port"."""
     if isinstance(root, str):
         root = parse_hostport(root)
-    return mac(key, b"encd-v3 world", addr_wire(*root), struct.pack(">I", world_size))
+    return mac(key, b"encd-v3 world", addr_wire(*root))
 
 
 def tag_of(key, seq, frame):
