@@ -586,6 +586,7 @@ struct encd_link {
 	size_t tx_queued;
 	size_t tx_news_tail;		/* departures' bytes at the tail of tx_q */
 	int tx_err;			/* the socket refused a frame: no more */
+	bool tx_paused;			/* set under tx_lock: a retry swaps the socket */
 	u8 tx_err_type;			/* that frame's type */
 	struct crypto_shash *tx_tfm;	/* set under tx_lock: the link may send */
 	struct encd_txframe *tx_cur;	/* the tx work's */

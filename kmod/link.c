@@ -124,6 +124,12 @@ static void link_attach(struct encd_link *l, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
+	/*
+	 * First: from the callbacks on, data that comes runs the link's work,
+	 * maybe on another CPU at once (the unlock below runs softirqs), and
+	 * the work reads the socket.
+	 */
+	l->sock = sock;
 	write_lock_bh(&sk->sk_callback_lock);
 	l->saved_data_ready = sk->sk_data_ready;
 	l->saved_state_change = sk->sk_state_change;
@@ -133,7 +139,6 @@ static void link_attach(struct encd_link *l, struct socket *sock)
 	sk->sk_state_change = link_state_change;
 	sk->sk_write_space = link_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	l->sock = sock;
 }
 
 static void link_detach(struct encd_link *l)
@@ -643,7 +648,8 @@ static void link_send_queue(struct encd_link *l, bool last)
 	int n, err;
 
 	for (;;) {
-		if ((!last && READ_ONCE(l->dead)) || READ_ONCE(l->tx_err))
+		if ((!last && READ_ONCE(l->dead)) || READ_ONCE(l->tx_err) ||
+		    READ_ONCE(l->tx_paused))
 			return;
 		f = l->tx_cur;
 		if (!f) {
@@ -765,6 +771,9 @@ static int link_connect_step(struct encd_link *l)
 		/* So that a dead attempt never keeps the root from binding its port. */
 		sock_set_reuseaddr(sock->sk);
 		link_attach(l, sock);
+		spin_lock_bh(&l->tx_lock);
+		l->tx_paused = false;
+		spin_unlock_bh(&l->tx_lock);
 		err = encd_fault(ENCD_FAULT_CONNECT) ?:
 		      kernel_connect(sock, (struct sockaddr *)&l->addr, addr_len(&l->addr),
 				     O_NONBLOCK);
@@ -816,7 +825,14 @@ static bool link_retry(struct encd_link *l, int err)
 	}
 	l->cut_off += cut;
 	link_detach(l);
-	/* No callback can queue it now; what it had started is dropped. */
+	/*
+	 * The host may queue frames (and the send work) at any time: the send
+	 * work leaves the socket and the queue alone until the next attempt
+	 * has its socket (link_connect_step()), and the one running finishes.
+	 */
+	spin_lock_bh(&l->tx_lock);
+	l->tx_paused = true;
+	spin_unlock_bh(&l->tx_lock);
 	cancel_work_sync(&l->tx_work);
 	sock_drop(l->sock);
 	l->sock = NULL;
