@@ -292,6 +292,11 @@ def kernel_memory():
                 f.write("1\n")
         except FileNotFoundError:
             pass  # a cache destroyed since the listing
+    return meminfo_now()
+
+
+def meminfo_now():
+    """(Slab, VmallocUsed), in KiB, as they are: nothing dropped first."""
     mi = {}
     with open("/proc/meminfo") as f:
         for line in f:
