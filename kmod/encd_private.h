@@ -534,6 +534,10 @@ struct encd_host {
 	void *held_table;
 	u32 held_len;
 	struct encd_link *held_from;
+	/* A table that comes in parts, until it is whole (table.c). */
+	u8 *table_in;
+	u32 table_in_len, table_in_total;
+	struct encd_link *table_in_from;
 
 	/* Ranks that left the formed world (departure.c). */
 	struct encd_departures dep;
@@ -827,6 +831,9 @@ bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *ad
 int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *why,
 			  size_t why_len);
 void encd_host_table_digest(const void *buf, u32 len, u8 *out);
+int encd_host_table_part(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len);
+void encd_table_send(struct encd_link *l, const void *buf, u32 len);
 int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 src, u32 dst,
 		       char *why, size_t why_len);
 /* frames.c: what links carry, and links coming and going */

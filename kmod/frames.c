@@ -378,7 +378,7 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 		err = host_on_reject(h, buf, len);
 		break;
 	case ENCD_WIRE_TABLE:
-		err = encd_host_take_table(h, buf, len, l, why, why_len);
+		err = encd_host_table_part(h, buf, len, l, why, why_len);
 		break;
 	case ENCD_WIRE_DIGEST:
 		err = encd_host_take_digest(h, buf, len, why, why_len);

@@ -56,6 +56,7 @@ static void host_release(struct kref *ref)
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
 	kvfree(h->held_table);
+	kvfree(h->table_in);
 	if (h->world)
 		crypto_free_shash(h->world);
 	memzero_explicit(&h->wk.key, sizeof(h->wk.key));

@@ -594,5 +594,5 @@ void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 l
 	lockdep_assert_held(&h->lock);
 	for (i = 0; i < rs->n_joined; i++)
 		if (rs->joined[i].link && rs->joined[i].n_ranks && rs->joined[i].index == index)
-			encd_link_send(rs->joined[i].link, ENCD_WIRE_TABLE, buf, len, NULL, 0);
+			encd_table_send(rs->joined[i].link, buf, len);
 }

@@ -39,14 +39,24 @@ static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 	return p->out;
 }
 
+/*
+ * The length of the table whose head is @t, if it is one of this world
+ * (its ranks, and 1 to as many hosts), or 0.
+ */
+static u32 table_len_of(const struct encd_host *h, const struct encd_wire_table *t)
+{
+	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts);
+
+	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks)
+		return 0;
+	return encd_wire_table_len(n_ranks, n_hosts);
+}
+
 /* Whether a table's head and length are those of a table of this world. */
 static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t, u32 len,
 			   char *why, size_t why_len)
 {
-	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts);
-
-	if (n_ranks == h->wk.world_size && n_hosts && n_hosts <= n_ranks &&
-	    len == encd_wire_table_len(n_ranks, n_hosts))
+	if (len >= sizeof(*t) && len == table_len_of(h, t))
 		return true;
 	scnprintf(why, why_len, "its table is not one of a world of %u ranks", h->wk.world_size);
 	return false;
@@ -237,6 +247,16 @@ static void host_take_pre_table(struct encd_host *h)
 	}
 }
 
+/* Forgets a table that came in part. */
+static void host_drop_table_in(struct encd_host *h)
+{
+	kvfree(h->table_in);
+	h->table_in = NULL;
+	h->table_in_from = NULL;
+	h->table_in_len = 0;
+	h->table_in_total = 0;
+}
+
 /**
  * encd_host_drop_pre_table() - a link goes: what it sent before the table too
  * @h: this host; the caller holds its lock
@@ -252,6 +272,8 @@ void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l)
 		h->held_table = NULL;
 		h->held_from = NULL;
 	}
+	if (h->table_in_from == l)
+		host_drop_table_in(h);
 	list_for_each_entry_safe(m, tmp, &h->pre_table, node) {
 		if (m->charged != l)
 			continue;
@@ -306,7 +328,7 @@ static int host_form(struct encd_host *h, const void *buf, u32 len, struct encd_
 		if (h->root)
 			encd_root_send_table(h, c, buf, len);
 		else if (host_out_link(h, c))
-			encd_link_send(h->hosts[c].out, ENCD_WIRE_TABLE, buf, len, NULL, 0);
+			encd_table_send(h->hosts[c].out, buf, len);
 	}
 	host_judge_trusted_links(h);
 	xa_for_each(&h->ranks, id, r)
@@ -397,6 +419,91 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 		return -EPROTO;
 	}
 	return host_form(h, buf, len, from, why, why_len);
+}
+
+/**
+ * encd_host_table_part() - a TABLE frame arrived: the table, or part of it
+ * @h: this host, not the root; the caller holds its lock
+ * @buf: the frame's payload
+ * @len: its length, at most ENCD_TABLE_PART_MAX (wire.c)
+ * @from: the link it came on
+ * @why: out: what is wrong with it
+ * @why_len: size of @why
+ *
+ * The first part starts with the table's head, which says how long the
+ * whole is; the parts that follow, on the same link, are kept until it is
+ * all here (at most the world's table), then encd_host_take_table() takes
+ * it. A table in one frame is taken as it is.
+ *
+ * Return: 0, or a negative errno (-EPROTO: a part that is not the next one
+ * of this world's table).
+ */
+int encd_host_table_part(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
+			 char *why, size_t why_len)
+{
+	const struct encd_wire_table *t = buf;
+	void *table;
+	u32 total;
+	int err;
+
+	lockdep_assert_held(&h->lock);
+	if (!h->table_in) {
+		if (h->rank_host || h->held_table) {
+			scnprintf(why, why_len, "it sent the table twice");
+			return -EPROTO;
+		}
+		total = len >= sizeof(*t) ? table_len_of(h, t) : 0;
+		if (len == total)
+			return encd_host_take_table(h, buf, len, from, why, why_len);
+		if (!total || len > total) {
+			scnprintf(why, why_len, "its table is not one of a world of %u ranks",
+				  h->wk.world_size);
+			return -EPROTO;
+		}
+		h->table_in = kvmalloc(total, GFP_KERNEL_ACCOUNT);
+		if (!h->table_in)
+			return -ENOMEM;
+		memcpy(h->table_in, buf, len);
+		h->table_in_len = len;
+		h->table_in_total = total;
+		h->table_in_from = from;
+		return 0;
+	}
+	if (from != h->table_in_from) {
+		scnprintf(why, why_len, "it sent part of a table another host began");
+		return -EPROTO;
+	}
+	if (len > h->table_in_total - h->table_in_len) {
+		scnprintf(why, why_len, "its table is longer than the one its head announced");
+		return -EPROTO;
+	}
+	memcpy(h->table_in + h->table_in_len, buf, len);
+	h->table_in_len += len;
+	if (h->table_in_len < h->table_in_total)
+		return 0;
+	table = h->table_in;
+	total = h->table_in_total;
+	h->table_in = NULL;		/* taken, not freed */
+	host_drop_table_in(h);
+	err = encd_host_take_table(h, table, total, from, why, why_len);
+	kvfree(table);
+	return err;
+}
+
+/**
+ * encd_table_send() - the table, in as many TABLE frames as it takes
+ * @l: the link to a child in the host tree
+ * @buf: the TABLE payload, whole
+ * @len: its length
+ */
+void encd_table_send(struct encd_link *l, const void *buf, u32 len)
+{
+	u32 off, n;
+
+	for (off = 0; off < len; off += n) {
+		n = min_t(u32, len - off, ENCD_TABLE_PART_MAX);
+		encd_link_send(l, ENCD_WIRE_TABLE, buf + off, n, NULL, 0);
+	}
 }
 
 /**

@@ -30,8 +30,7 @@ static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
 			       sizeof(struct encd_wire_reject),
 			       sizeof(struct encd_wire_reject) + ENCD_TEXT_MAX },
 	[ENCD_WIRE_TABLE] = { "TABLE", ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA, false,
-			      ENCD_WIRE_MAX_TABLE, sizeof(struct encd_wire_table) +
-			      sizeof(struct encd_wire_table_host) + sizeof(__be32), 0 },
+			      ENCD_WIRE_MAX_FIXED, 1, ENCD_TABLE_PART_MAX },
 	[ENCD_WIRE_DEATH] = { "DEATH", ENCD_WAY_TO_ROOT | ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA,
 			      false, ENCD_WIRE_MAX_DEATH, sizeof(struct encd_wire_death), 0 },
 	[ENCD_WIRE_LINK] = { "LINK", ENCD_WAY_DATA, true, ENCD_WIRE_MAX_FIXED,
@@ -96,7 +95,7 @@ bool encd_wire_opens(u8 type)
  * encd_wire_len_ok() - whether a frame type may have a payload of @len bytes
  * @type: enum encd_wire_type, or anything a peer sent
  * @len: the length its header says
- * @world_size: the world's ranks: a table and a DEATH grow with it
+ * @world_size: the world's ranks: a DEATH grows with it
  *
  * Return: whether it may.
  */
@@ -110,9 +109,6 @@ bool encd_wire_len_ok(u8 type, u32 len, u32 world_size)
 	switch (r->max_by) {
 	case ENCD_WIRE_MAX_DEATH:
 		max = encd_wire_death_max(world_size);
-		break;
-	case ENCD_WIRE_MAX_TABLE:
-		max = encd_wire_table_len(world_size, world_size);
 		break;
 	default:
 		max = r->max;

@@ -35,7 +35,7 @@
 #include <linux/encd.h>
 
 #define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
-#define ENCD_WIRE_VERSION	5
+#define ENCD_WIRE_VERSION	6
 
 struct encd_wire_hdr {
 	__be32 magic;
@@ -55,8 +55,14 @@ static_assert(sizeof(struct encd_wire_hdr) == 12);
 #define ENCD_TEXT_MAX		200	/* a sentence in REJECT or DEATH */
 #define ENCD_REGISTER_MAX	256	/* ranks in one REGISTER */
 
-/* The largest world: its table fits in one TABLE frame. */
+/* The largest world. */
 #define ENCD_WORLD_MAX		16384
+/*
+ * The most bytes of the table one TABLE frame carries: a table is sent as
+ * consecutive parts of its payload, each in a TABLE frame of its own, the
+ * head in the first, so that no frame grows with the world.
+ */
+#define ENCD_TABLE_PART_MAX	(60 << 10)
 
 enum encd_wire_type {
 	/* the handshake, before anything is authenticated */
@@ -290,7 +296,6 @@ enum encd_wire_way {
 enum encd_wire_max_by {
 	ENCD_WIRE_MAX_FIXED,		/* encd_wire_rule.max */
 	ENCD_WIRE_MAX_DEATH,		/* encd_wire_death_max(world size) */
-	ENCD_WIRE_MAX_TABLE,		/* a table of world size ranks and hosts */
 };
 
 struct encd_wire_rule {

@@ -16,10 +16,10 @@ from .link import Link, Peer, bind_key, world_key
 from .schedule import (ceil_log2, cube_children, cube_parent, dissem_from, dissem_to,
                        node_tag, tree_children, tree_parent)
 from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, DIGEST, HOST_ID_LEN, JOIN, LINK,
-                   NAMES,
-                   NO_RANK, REGISTER, REGISTER_MAX, REJECT, RING, ROUTE, SIG, SIG_ALL_GROUPS,
-                   TABLE, UID, UID_LEN, ZERO_SIG, ProtocolError, addr_unwire, addr_wire,
-                   death_payload, parse_hostport, reject_payload, route, text_of)
+                   NAMES, NO_RANK, REGISTER, REGISTER_MAX, REJECT, RING, ROUTE, SIG,
+                   SIG_ALL_GROUPS, TABLE, TABLE_PART_MAX, UID, UID_LEN, ZERO_SIG, ProtocolError,
+                   addr_unwire, addr_wire, death_payload, parse_hostport, reject_payload, route,
+                   text_of)
 
 # This peer gives its own links more time than the specification asks for
 # (HANDSHAKE_S): a Python host under TCG is slow, and it is not what is tested.
@@ -113,6 +113,7 @@ class FakeHost:
         self.pre_table = []
         self.digest = None            # the root's DIGEST of the table
         self.held_table = None        # (payload, peer): a parent's, before it
+        self.table_in = None          # (bytes so far, whole length, peer): a table in parts
         self.localq = collections.deque()
         self.registered = set()
         self.failed = None
@@ -518,7 +519,7 @@ class FakeHost:
     def _frame(self, p, typ, payload):
         if p.role == "control-out":
             if typ == TABLE:
-                self._take_table(payload, p)
+                self._table_part(payload, p)
             elif typ == DIGEST:
                 self._take_digest(payload)
             elif typ == REJECT:
@@ -553,7 +554,7 @@ class FakeHost:
                 raise ProtocolError("%s on a control link" % NAMES.get(typ, typ))
             return
         if typ == TABLE:
-            self._take_table(payload, p)
+            self._table_part(payload, p)
         elif typ == DEATH:
             self._on_death(payload, p)
         elif typ in (SIG, UID, RING, BARRIER):
@@ -714,6 +715,31 @@ class FakeHost:
                 self.event("violation", role=p.role, host=p.host, why=str(e))
                 self._close(p, why=str(e))
 
+    def _table_part(self, payload, p):
+        """A TABLE frame: the table, or a part of it; the first part has
+        the head, which says how long the whole is."""
+        if self.table_in is None:
+            if self.rank_host is not None or self.held_table:
+                raise ProtocolError("it sent the table twice")
+            if len(payload) < 16:
+                raise ProtocolError("its table is not one of a world of %d ranks" % self.n)
+            _token, n_ranks, n_hosts = struct.unpack_from(">QII", payload)
+            total = 16 + 36 * n_hosts + 4 * n_ranks
+            if n_ranks != self.n or not 0 < n_hosts <= n_ranks or len(payload) > total:
+                raise ProtocolError("its table is not one of a world of %d ranks" % self.n)
+            self.table_in = (bytearray(payload), total, p)
+        else:
+            buf, total, q = self.table_in
+            if q is not p:
+                raise ProtocolError("it sent part of a table another host began")
+            if len(buf) + len(payload) > total:
+                raise ProtocolError("its table is longer than the one its head announced")
+            buf += payload
+        buf, total, q = self.table_in
+        if len(buf) == total:
+            self.table_in = None
+            self._take_table(bytes(buf), p)
+
     def _take_table(self, payload, p):
         if self.rank_host is not None or self.held_table:
             raise ProtocolError("it sent the table twice")
@@ -768,12 +794,11 @@ class FakeHost:
         self._send_table_now(c, payload)
 
     def _send_table_now(self, c, payload):
-        if self.is_root:
-            for j in self.joined:
-                if j.get("index") == c:
-                    self.send_frame(j["peer"], TABLE, payload)
-        else:
-            self.send_frame(self.data_link(c), TABLE, payload)
+        peers = [j["peer"] for j in self.joined if j.get("index") == c] if self.is_root \
+            else [self.data_link(c)]
+        for peer in peers:
+            for off in range(0, len(payload), TABLE_PART_MAX):
+                self.send_frame(peer, TABLE, payload[off:off + TABLE_PART_MAX])
 
     def data_link(self, host):
         """Our data link to a host of the table, opened on first use."""

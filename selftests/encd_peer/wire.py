@@ -12,10 +12,12 @@ import socket
 import struct
 import sys
 
-MAGIC, VERSION = 0x454E4332, 5
+MAGIC, VERSION = 0x454E4332, 6
 HDR = struct.Struct(">IBBHI")
 TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
+# A table goes in consecutive parts of its payload, each a TABLE of at most this.
+TABLE_PART_MAX = 60 << 10
 (HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE, DEATH, LINK, SIG, UID, RING,
  BARRIER, WELCOME, DIGEST) = range(1, 16)
 NAMES = {v: k for k, v in dict(HELLO=HELLO, CHALLENGE=CHALLENGE, PROOF=PROOF, JOIN=JOIN,
@@ -234,6 +236,7 @@ def check_against(path, uapi=None):
                           ("ENCD_PROOF_LEN", "PROOF_LEN"), ("ENCD_HOST_ID_LEN", "HOST_ID_LEN"),
                           ("ENCD_UID_LEN", "UID_LEN"), ("ENCD_TEXT_MAX", "TEXT_MAX"),
                           ("ENCD_REGISTER_MAX", "REGISTER_MAX"),
+                          ("ENCD_TABLE_PART_MAX", "TABLE_PART_MAX"),
                           ("ENCD_WIRE_NO_RANK", "NO_RANK"),
                           ("ENCD_WIRE_CHECK_SIGS", "CHECK_SIGS"),
                           ("ENCD_WIRE_SIG_ALL_GROUPS", "SIG_ALL_GROUPS"),
