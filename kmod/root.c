@@ -40,8 +40,9 @@ struct encd_root_state {
 	u32 got;			/* ranks registered */
 	/* per rank: 0 none, 1 this host, k + 2 the k-th joined host */
 	u32 *owner;
+	/* The hosts that joined, as many as came: grown as they come. */
 	struct encd_joined *joined;
-	u32 n_joined;
+	u32 n_joined, joined_cap;
 	bool complete;
 	u64 start_ns;			/* rank 0 arrived (boot time) */
 	struct encd_joined self;	/* the root host's own ranks: no link, index 0 */
@@ -65,15 +66,36 @@ struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r
 	if (!rs)
 		return NULL;
 	rs->owner = kvcalloc(h->wk.world_size, sizeof(u32), GFP_KERNEL_ACCOUNT);
-	/* Every other host brings at least one rank. */
-	rs->joined = kvcalloc(h->wk.world_size, sizeof(*rs->joined), GFP_KERNEL_ACCOUNT);
-	if (!rs->owner || !rs->joined) {
+	if (!rs->owner) {
 		encd_root_free(rs);
 		return NULL;
 	}
 	rs->settings = r0->settings;
 	rs->start_ns = ktime_get_boottime_ns();
 	return rs;
+}
+
+/*
+ * Room for one more joined host, up to one a rank (every host brings at
+ * least one): the array doubles, so a world of H hosts costs O(H) copies,
+ * and a world of few hosts holds little whatever its ranks.
+ */
+static int joined_grow(struct encd_root_state *rs, u32 world_size)
+{
+	u32 cap = min_t(u32, max_t(u32, 8, 2 * rs->joined_cap), world_size);
+	struct encd_joined *bigger;
+
+	if (rs->n_joined < rs->joined_cap)
+		return 0;
+	bigger = kvmalloc_array(cap, sizeof(*bigger), GFP_KERNEL_ACCOUNT);
+	if (!bigger)
+		return -ENOMEM;
+	if (rs->n_joined)
+		memcpy(bigger, rs->joined, rs->n_joined * sizeof(*bigger));
+	kvfree(rs->joined);
+	rs->joined = bigger;
+	rs->joined_cap = cap;
+	return 0;
 }
 
 /**
@@ -389,8 +411,11 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 		       "the world of %u ranks has no room for another host", h->wk.world_size);
 		return 0;
 	}
-	if (j == rs->joined + rs->n_joined)
-		rs->n_joined++;
+	if (j == rs->joined + rs->n_joined) {
+		if (joined_grow(rs, h->wk.world_size))
+			return -ENOMEM;
+		j = rs->joined + rs->n_joined++;
+	}
 	memset(j, 0, sizeof(*j));
 	j->world_size = size;
 	j->link = l;
