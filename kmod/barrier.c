@@ -193,7 +193,7 @@ static void gbarrier_advance(struct encd_host *h, struct encd_node *node)
 			round = cpu_to_be32(k);
 			encd_node_count(node, ENCD_WIRE_BARRIER, sizeof(round), true);
 			encd_host_send(h, node->rank->id,
-				       node->key[encd_dissem_to(node->brank, node->rank_n, k)],
+				       encd_node_member(node, encd_dissem_to(node->brank, node->rank_n, k)),
 				       ENCD_WIRE_BARRIER, node->tag, b->epoch, &round, sizeof(round));
 		}
 		if (!(b->got & BIT_ULL(k)))
@@ -277,7 +277,7 @@ int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, 
 
 	lockdep_assert_held(&h->lock);
 	if (k >= encd_ceil_log2(node->rank_n) ||
-	    src != node->key[encd_dissem_from(node->brank, node->rank_n, k)] ||
+	    src != encd_node_member(node, encd_dissem_from(node->brank, node->rank_n, k)) ||
 	    (b->got & BIT_ULL(k))) {
 		scnprintf(why, why_len, "global device %u sent a barrier round it does not owe", src);
 		return -EPROTO;
@@ -300,5 +300,5 @@ void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size)
 
 	lockdep_assert_held(&node->rank->host->lock);
 	scnprintf(buf, size, "barrier %u round %u from global device %u", node->bar.epoch, k,
-		  node->key[encd_dissem_from(node->brank, node->rank_n, k)]);
+		  encd_node_member(node, encd_dissem_from(node->brank, node->rank_n, k)));
 }

@@ -75,7 +75,7 @@ static int node_send(struct encd_host *h, struct encd_node *node, u32 to, u8 typ
 		     const void *body, u32 len)
 {
 	encd_node_count(node, type, len, true);
-	return encd_host_send(h, node->rank->id, node->key[to], type, node->tag, node->attempt,
+	return encd_host_send(h, node->rank->id, encd_node_member(node, to), type, node->tag, node->attempt,
 			      body, len);
 }
 
@@ -191,9 +191,9 @@ static void make_uid(struct encd_host *h, struct encd_node *node)
 		node->uid_magic = get_random_u64();
 	} while (!node->uid_magic);
 	uid->magic = cpu_to_be64(node->uid_magic);
-	encd_addr_to_wire(&h->hosts[h->rank_host[node->key[0]]].addr, &uid->root);
+	encd_addr_to_wire(&h->hosts[h->rank_host[encd_node_member(node, 0)]].addr, &uid->root);
 	uid->rank_n = cpu_to_be32(node->rank_n);
-	uid->root_g_device_id = cpu_to_be32(node->key[0]);
+	uid->root_g_device_id = cpu_to_be32(encd_node_member(node, 0));
 	uid->stream_id = cpu_to_be32(node->stream_id);
 	uid->key_hash = cpu_to_be32(node->tag);
 	uid->world_token = cpu_to_be64(h->token);
@@ -216,12 +216,12 @@ static void record_mismatch(struct encd_node *node, u32 child, const u8 *theirs)
 	m->valid = true;
 	m->group_id = node->group_id;
 	m->child_rank = child;
-	m->child_g_device_id = node->key[child];
+	m->child_g_device_id = encd_node_member(node, child);
 	memcpy(m->local_sig, node->sig, ENCD_SIG_LEN);
 	memcpy(m->child_sig, theirs, ENCD_SIG_LEN);
 	node->mismatch_seen = true;
 	pr_info("rank %u: group %d: bootstrap rank %u (global device %u) has signature %*phN, this rank %*phN\n",
-		node->rank->id, (int)node->group_id, child, node->key[child], ENCD_SIG_LEN, theirs,
+		node->rank->id, (int)node->group_id, child, encd_node_member(node, child), ENCD_SIG_LEN, theirs,
 		ENCD_SIG_LEN, node->sig);
 }
 
@@ -257,7 +257,7 @@ static u32 local_ranks(struct encd_host *h, struct encd_node *node)
 	u32 i, n = 0;
 
 	for (i = 0; i < node->rank_n; i++)
-		n += h->rank_host[node->key[i]] == h->index;
+		n += h->rank_host[encd_node_member(node, i)] == h->index;
 	return n;
 }
 
@@ -321,7 +321,7 @@ static void node_advance(struct encd_host *h, struct encd_node *node)
 					ring_fail(node, -EPROTO, ENCD_REASON_PROTOCOL,
 						  "failed to init NCCL comm stream_id:%u group_id:%d: its ring predecessor (global device %u) holds another unique id",
 						  node->stream_id, node->global ? -1 : (int)node->group_id,
-						  node->key[(node->brank + node->rank_n - 1) % node->rank_n]);
+						  encd_node_member(node, (node->brank + node->rank_n - 1) % node->rank_n));
 					return;
 				}
 			}
@@ -380,7 +380,7 @@ static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u3
 	case ENCD_WIRE_SIG:
 		for (i = 0; i < 2 && node->check; i++) {
 			c = encd_tree_child(node->brank, node->rank_n, i);
-			if (c < node->rank_n && node->key[c] == src &&
+			if (c < node->rank_n && encd_node_member(node, c) == src &&
 			    !(node->children_got & BIT(i)))
 				break;
 		}
@@ -403,7 +403,7 @@ static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u3
 		break;
 	case ENCD_WIRE_UID:
 		c = encd_cube_parent(node->brank, node->rank_n);
-		if (c == ENCD_TREE_NO_PARENT || node->key[c] != src || node->uid_got)
+		if (c == ENCD_TREE_NO_PARENT || encd_node_member(node, c) != src || node->uid_got)
 			goto stray;
 		/*
 		 * Its own group's id is all a faithful peer can send: one of
@@ -422,7 +422,7 @@ static int node_deliver(struct encd_host *h, struct encd_node *node, u8 type, u3
 		break;
 	case ENCD_WIRE_RING:
 		c = (node->brank + node->rank_n - 1) % node->rank_n;
-		if (node->rank_n < 2 || node->key[c] != src || node->ring_got)
+		if (node->rank_n < 2 || encd_node_member(node, c) != src || node->ring_got)
 			goto stray;
 		node->ring_got = true;
 		memcpy(node->ring_uid, body, ENCD_UID_LEN);
@@ -613,20 +613,14 @@ void encd_engine_world_start(struct encd_rank *r)
 {
 	static const u8 zero_sig[ENCD_SIG_LEN];
 	struct encd_host *h = r->host;
-	struct encd_node *node = NULL;
-	u32 n = h->wk.world_size, i, *key;
+	struct encd_node *node;
 
 	lockdep_assert_held(&h->lock);
 	if (r->state != ENCD_RANK_REGISTERED || r->global_node)
 		return;
 	r->rendezvous_ns = ktime_get_boottime_ns() - r->rendezvous_start;
-	key = kvmalloc_array(n, sizeof(*key), GFP_KERNEL_ACCOUNT);
-	if (key) {
-		for (i = 0; i < n; i++)
-			key[i] = i;
-		node = encd_node_alloc(r, 0, key, n, r->id, ENCD_GROUP_GLOBAL);
-		kvfree(key);
-	}
+	/* Its participants are every rank in order: no key (encd_node_member()). */
+	node = encd_node_alloc(r, 0, NULL, h->wk.world_size, r->id, ENCD_GROUP_GLOBAL);
 	if (!node) {
 		encd_rank_fail(r, -ENOMEM, ENCD_REASON_NO_MEMORY,
 			       "rank %u: out of memory for the world's comm", r->id);
@@ -779,19 +773,19 @@ void encd_engine_awaited(struct encd_node *node, char *buf, size_t size)
 		}
 		scnprintf(buf, size,
 			  "failed to receive signature validation result from %u (bootstrap rank %u)",
-			  i < 2 ? node->key[c] : 0, i < 2 ? c : 0);
+			  i < 2 ? encd_node_member(node, c) : 0, i < 2 ? c : 0);
 		return;
 	case ENCD_NODE_BROADCASTING:
 		c = encd_cube_parent(node->brank, node->rank_n);
 		scnprintf(buf, size,
 			  "failed to receive the unique id from %u (bootstrap rank %u)",
-			  node->key[c], c);
+			  encd_node_member(node, c), c);
 		return;
 	case ENCD_NODE_CONNECTING:
 		c = (node->brank + node->rank_n - 1) % node->rank_n;
 		scnprintf(buf, size,
 			  "failed to init NCCL comm stream_id:%u group_id:%d: no ring proof from its predecessor, global device %u",
-			  node->stream_id, node->global ? -1 : (int)node->group_id, node->key[c]);
+			  node->stream_id, node->global ? -1 : (int)node->group_id, encd_node_member(node, c));
 		return;
 	case ENCD_NODE_BARRIER:
 		encd_lbarrier_counts(node, &arrived, &n);

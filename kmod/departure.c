@@ -122,12 +122,12 @@ static u32 blocker(struct encd_host *h, struct encd_node *node, enum encd_wait w
 								  ENCD_WIRE_NO_RANK;
 	}
 	for (i = 0; i < node->rank_n; i++) {
-		dr = departed(h, node->key[i]);
+		dr = departed(h, encd_node_member(node, i));
 		if (!dr || dr->seq >= first_seq)
 			continue;
 		view_of(dr, node, &v);
 		if (encd_departure_blocks(&v, what, barrier)) {
-			first = node->key[i];
+			first = encd_node_member(node, i);
 			first_seq = dr->seq;
 		}
 	}

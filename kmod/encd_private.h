@@ -663,7 +663,12 @@ struct encd_node {
 	struct hlist_node hnode;	/* in its pool */
 	bool in_pool;
 	struct encd_rank *rank;		/* its owner, which outlives it */
-	u32 *key;			/* bootstrap_participants: global device ids */
+	/*
+	 * bootstrap_participants: global device ids; NULL for the world's
+	 * node, whose participants are every rank in order (a world of a
+	 * million ranks would cost 4 MiB a local rank): encd_node_member().
+	 */
+	u32 *key;
 	u32 rank_n;
 	u32 brank;			/* this rank's bootstrap rank */
 	u32 tag;			/* hash of key and stream: its messages' tag */
@@ -938,6 +943,12 @@ int encd_gbarrier_deliver(struct encd_host *h, struct encd_node *node, u32 src, 
 void encd_gbarrier_awaited(struct encd_node *node, char *buf, size_t size);
 
 /* pool.c */
+/* Participant @i of @node: a global device id. */
+static inline u32 encd_node_member(const struct encd_node *node, u32 i)
+{
+	return node->key ? node->key[i] : i;
+}
+
 u32 encd_node_tag(u32 stream_id, const u32 *key, u32 n, bool global);
 struct encd_node *encd_pool_find(struct encd_rank *r, u32 stream_id, const u32 *key, u32 n);
 struct encd_node *encd_node_by_tag(struct encd_rank *r, u32 tag);
@@ -1044,7 +1055,7 @@ struct encd_nl_node {
 	u32 ctx_id;
 	u32 stream_id;
 	u64 gcomm_serial;
-	const u32 *participants;	/* rank_n global device ids: the key */
+	const u32 *participants;	/* rank_n global device ids: the key (NULL: 0..rank_n-1) */
 	u32 rank;
 	u32 rank_n;
 	u32 refcnt;

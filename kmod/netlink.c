@@ -434,6 +434,25 @@ static int nl_put_node_state(struct sk_buff *skb, const struct encd_nl_node *n, 
 	return 0;
 }
 
+/* Participants @off to @off + @count of @n: the world's are every rank in order. */
+static int nl_put_participants(struct sk_buff *skb, const struct encd_nl_node *n, u32 off,
+			       u32 count)
+{
+	struct nlattr *a;
+	u32 *p, i;
+
+	if (n->participants)
+		return nla_put(skb, ENCD_A_NODE_PARTICIPANTS, count * sizeof(u32),
+			       n->participants + off);
+	a = nla_reserve(skb, ENCD_A_NODE_PARTICIPANTS, count * sizeof(u32));
+	if (!a)
+		return -EMSGSIZE;
+	p = nla_data(a);
+	for (i = 0; i < count; i++)
+		p[i] = off + i;
+	return 0;
+}
+
 /*
  * One node-get message: participants @off to @off + ENCD_PARTICIPANTS_PER_MSG
  * (or rank_n) of @n; the first one (@off 0) with everything else about it.
@@ -451,8 +470,7 @@ static int nl_node_msg(struct sk_buff *skb, struct netlink_callback *cb,
 	genl_dump_check_consistent(cb, hdr);
 	if (nl_put_node_place(skb, n) ||
 	    nla_put_u32(skb, ENCD_A_NODE_PARTICIPANTS_OFFSET, off) ||
-	    nla_put(skb, ENCD_A_NODE_PARTICIPANTS, count * sizeof(*n->participants),
-		    n->participants + off) ||
+	    nl_put_participants(skb, n, off, count) ||
 	    (off && nla_put_u32(skb, ENCD_A_NODE_RANK_N, n->rank_n)) ||
 	    (!off && nl_put_node_state(skb, n, false))) {
 		genlmsg_cancel(skb, hdr);
@@ -468,7 +486,10 @@ static int nl_node_msg(struct sk_buff *skb, struct netlink_callback *cb,
  */
 static u32 nl_node_key(const struct encd_nl_node *n)
 {
-	return jhash2(n->participants, n->rank_n, n->stream_id ^ (u32)n->gcomm_serial);
+	u32 seed = n->stream_id ^ (u32)n->gcomm_serial;
+
+	return n->participants ? jhash2(n->participants, n->rank_n, seed) :
+				 jhash2(&n->rank_n, 1, seed ^ 0x100);
 }
 
 /*

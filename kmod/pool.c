@@ -23,7 +23,7 @@
 /**
  * encd_node_tag() - a node's tag: the hash of its key and stream
  * @stream_id: its stream
- * @key: its bootstrap_participants
+ * @key: its bootstrap_participants (the world's: NULL, every rank in order)
  * @n: their number
  * @global: the world's own node, which hashes apart from a group's
  *
@@ -31,7 +31,10 @@
  */
 u32 encd_node_tag(u32 stream_id, const u32 *key, u32 n, bool global)
 {
-	return jhash2(key, n, stream_id + (global ? 0x100 : 0));
+	/* The world's participants are every rank in order: its size says them. */
+	if (global)
+		return jhash2(&n, 1, stream_id + 0x100);
+	return jhash2(key, n, stream_id);
 }
 
 /**
@@ -119,8 +122,8 @@ struct encd_node *encd_node_alloc(struct encd_rank *r, u32 stream_id, const u32 
 	node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 	if (!node)
 		return NULL;
-	node->key = encd_kvmemdup(key, n * sizeof(*key));
-	if (!node->key) {
+	node->key = global ? NULL : encd_kvmemdup(key, n * sizeof(*key));
+	if (!global && !node->key) {
 		kfree(node);
 		return NULL;
 	}

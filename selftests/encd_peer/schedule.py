@@ -90,5 +90,8 @@ def jhash2(words, initval):
 
 
 def node_tag(stream, participants, world=False):
-    """The tag a node's messages carry (the world's own node hashes apart)."""
-    return jhash2(list(participants), stream + (256 if world else 0))
+    """The tag a node's messages carry. The world's own node hashes apart,
+    by its size alone: its participants are every rank in order."""
+    if world:
+        return jhash2([len(participants)], stream + 256)
+    return jhash2(list(participants), stream)
