@@ -189,15 +189,9 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
  */
 bool encd_departure_host_left(struct encd_host *h, u32 index)
 {
-	u32 r;
-
 	lockdep_assert_held(&h->lock);
-	if (!h->dep.n || h->state != ENCD_HOST_FORMED || index >= h->n_hosts)
-		return false;
-	for (r = 0; r < h->wk.world_size; r++)
-		if (h->rank_host[r] == index && !xa_load(&h->dep.ranks, r))
-			return false;
-	return true;
+	return h->dep.n && h->state == ENCD_HOST_FORMED && index < h->n_hosts &&
+	       !h->hosts[index].staying;
 }
 
 /*
@@ -234,6 +228,7 @@ static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_w
 		}
 		if (!h->dep.n++)
 			h->dep.first_rank = rank;
+		h->hosts[h->rank_host[rank]].staying--;
 		world = departed(h, h->dep.world_rank);
 		if (!world || barriers < world->barriers)
 			h->dep.world_rank = rank;
@@ -271,6 +266,8 @@ static void tell(struct encd_host *h, u32 rank, u32 barriers,
 
 	for (i = 0; i < h->n_hosts; i++)
 		n_news += !!h->hosts[i].out;
+	if (n_news > ENCD_DEPARTURE_NEWS_MAX)
+		n_news = ENCD_DEPARTURE_NEWS_EVERY;
 	len = tlen + encd_wire_departure_len(n_comms, n_news);
 	b = kvmalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!b) {
@@ -284,7 +281,7 @@ static void tell(struct encd_host *h, u32 rank, u32 barriers,
 	dep->n_news = cpu_to_be32(n_news);
 	memcpy(dep->comms, comms, n_comms * sizeof(*comms));
 	news = (__be32 *)&dep->comms[n_comms];
-	for (i = 0; i < h->n_hosts; i++)
+	for (i = 0; n_news != ENCD_DEPARTURE_NEWS_EVERY && i < h->n_hosts; i++)
 		if (h->hosts[i].out)
 			*news++ = cpu_to_be32(i);
 
@@ -420,12 +417,14 @@ int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
 	n_comms = rest >= sizeof(*dep) ? be32_to_cpu(dep->n_comms) : 0;
 	n_news = rest >= sizeof(*dep) ? be32_to_cpu(dep->n_news) : 0;
 	if (rest < sizeof(*dep) || n_comms > ENCD_DEPARTURE_COMMS_MAX ||
-	    n_news > h->wk.world_size || rest != encd_wire_departure_len(n_comms, n_news)) {
+	    (n_news > ENCD_DEPARTURE_NEWS_MAX && n_news != ENCD_DEPARTURE_NEWS_EVERY) ||
+	    rest != encd_wire_departure_len(n_comms, n_news)) {
 		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text", rest);
 		return -EPROTO;
 	}
 	news = (const __be32 *)&dep->comms[n_comms];
-	for (i = 0; i < n_news; i++)
+	news_here = n_news == ENCD_DEPARTURE_NEWS_EVERY;
+	for (i = 0; !news_here && i < n_news; i++)
 		news_here |= be32_to_cpu(news[i]) == h->index;
 	if (h->state != ENCD_HOST_FORMED || rank >= h->wk.world_size) {
 		encd_host_fail_world(h, err, reason, rank, !!h->root, "%s", text);

@@ -479,6 +479,7 @@ struct encd_peer_host {
 	struct sockaddr_storage addr;	/* its listener */
 	u8 id[ENCD_HOST_ID_LEN];
 	struct encd_link *out;		/* the data link this host sends on */
+	u32 staying;			/* its ranks that have not departed */
 };
 
 struct encd_root_state;

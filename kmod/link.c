@@ -909,7 +909,7 @@ static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hd
 	default:
 		return -EPROTO;
 	}
-	if (!encd_wire_len_ok(type, len, l->host->wk.world_size))
+	if (!encd_wire_len_ok(type, len))
 		return -EMSGSIZE;
 	*need = sizeof(*hdr) + len + (link_tagged(l) ? ENCD_TAG_LEN : 0);
 	return 0;

@@ -114,9 +114,11 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 			goto bad;
 		seen[h->rank_host[i]]++;
 	}
-	for (i = 0; i < n_hosts; i++)
+	for (i = 0; i < n_hosts; i++) {
 		if (!seen[i])
 			goto bad;
+		h->hosts[i].staying = seen[i];
+	}
 	xa_for_each(&h->ranks, id, r)
 		if (h->rank_host[id] != self)
 			goto bad;

@@ -13,39 +13,39 @@
 #define ROUTED(body)	(sizeof(struct encd_wire_route) + (body))
 
 static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
-	[ENCD_WIRE_HELLO] = { "HELLO", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_HELLO] = { "HELLO", ENCD_WAY_HANDSHAKE, false,
 			      sizeof(struct encd_wire_hello), sizeof(struct encd_wire_hello) },
-	[ENCD_WIRE_CHALLENGE] = { "CHALLENGE", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_CHALLENGE] = { "CHALLENGE", ENCD_WAY_HANDSHAKE, false,
 				  sizeof(struct encd_wire_challenge),
 				  sizeof(struct encd_wire_challenge) },
-	[ENCD_WIRE_PROOF] = { "PROOF", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_PROOF] = { "PROOF", ENCD_WAY_HANDSHAKE, false,
 			      sizeof(struct encd_wire_proof), sizeof(struct encd_wire_proof) },
-	[ENCD_WIRE_JOIN] = { "JOIN", ENCD_WAY_TO_ROOT, true, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_JOIN] = { "JOIN", ENCD_WAY_TO_ROOT, true,
 			     sizeof(struct encd_wire_join), sizeof(struct encd_wire_join) },
-	[ENCD_WIRE_REGISTER] = { "REGISTER", ENCD_WAY_TO_ROOT, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_REGISTER] = { "REGISTER", ENCD_WAY_TO_ROOT, false,
 				 sizeof(struct encd_wire_register) + sizeof(struct encd_wire_rank),
 				 sizeof(struct encd_wire_register) +
 				 ENCD_REGISTER_MAX * sizeof(struct encd_wire_rank) },
-	[ENCD_WIRE_REJECT] = { "REJECT", ENCD_WAY_FROM_ROOT, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_REJECT] = { "REJECT", ENCD_WAY_FROM_ROOT, false,
 			       sizeof(struct encd_wire_reject),
 			       sizeof(struct encd_wire_reject) + ENCD_TEXT_MAX },
 	[ENCD_WIRE_TABLE] = { "TABLE", ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA, false,
-			      ENCD_WIRE_MAX_FIXED, 1, ENCD_TABLE_PART_MAX },
+			      1, ENCD_TABLE_PART_MAX },
 	[ENCD_WIRE_DEATH] = { "DEATH", ENCD_WAY_TO_ROOT | ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA,
-			      false, ENCD_WIRE_MAX_DEATH, sizeof(struct encd_wire_death), 0 },
-	[ENCD_WIRE_LINK] = { "LINK", ENCD_WAY_DATA, true, ENCD_WIRE_MAX_FIXED,
+			      false, sizeof(struct encd_wire_death), ENCD_WIRE_DEATH_MAX },
+	[ENCD_WIRE_LINK] = { "LINK", ENCD_WAY_DATA, true,
 			     sizeof(struct encd_wire_link), sizeof(struct encd_wire_link) },
-	[ENCD_WIRE_SIG] = { "SIG", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_SIG] = { "SIG", ENCD_WAY_DATA, false,
 			    ROUTED(sizeof(struct encd_wire_sig)),
 			    ROUTED(sizeof(struct encd_wire_sig)) },
-	[ENCD_WIRE_UID] = { "UID", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_UID] = { "UID", ENCD_WAY_DATA, false,
 			    ROUTED(ENCD_WIRE_UID_LEN), ROUTED(ENCD_WIRE_UID_LEN) },
-	[ENCD_WIRE_RING] = { "RING", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_RING] = { "RING", ENCD_WAY_DATA, false,
 			     ROUTED(ENCD_WIRE_RING_LEN), ROUTED(ENCD_WIRE_RING_LEN) },
-	[ENCD_WIRE_BARRIER] = { "BARRIER", ENCD_WAY_DATA, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_BARRIER] = { "BARRIER", ENCD_WAY_DATA, false,
 				ROUTED(ENCD_WIRE_BARRIER_LEN), ROUTED(ENCD_WIRE_BARRIER_LEN) },
-	[ENCD_WIRE_WELCOME] = { "WELCOME", ENCD_WAY_HANDSHAKE, false, ENCD_WIRE_MAX_FIXED, 0, 0 },
-	[ENCD_WIRE_DIGEST] = { "DIGEST", ENCD_WAY_FROM_ROOT, false, ENCD_WIRE_MAX_FIXED,
+	[ENCD_WIRE_WELCOME] = { "WELCOME", ENCD_WAY_HANDSHAKE, false, 0, 0 },
+	[ENCD_WIRE_DIGEST] = { "DIGEST", ENCD_WAY_FROM_ROOT, false,
 			       sizeof(struct encd_wire_digest), sizeof(struct encd_wire_digest) },
 };
 
@@ -95,24 +95,14 @@ bool encd_wire_opens(u8 type)
  * encd_wire_len_ok() - whether a frame type may have a payload of @len bytes
  * @type: enum encd_wire_type, or anything a peer sent
  * @len: the length its header says
- * @world_size: the world's ranks: a DEATH grows with it
+ *
+ * No frame's largest length grows with the world: a table comes in parts.
  *
  * Return: whether it may.
  */
-bool encd_wire_len_ok(u8 type, u32 len, u32 world_size)
+bool encd_wire_len_ok(u8 type, u32 len)
 {
 	const struct encd_wire_rule *r = rule(type);
-	u32 max;
 
-	if (!r)
-		return false;
-	switch (r->max_by) {
-	case ENCD_WIRE_MAX_DEATH:
-		max = encd_wire_death_max(world_size);
-		break;
-	default:
-		max = r->max;
-		break;
-	}
-	return len >= r->min && len <= max;
+	return r && len >= r->min && len <= r->max;
 }

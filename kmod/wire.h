@@ -55,8 +55,11 @@ static_assert(sizeof(struct encd_wire_hdr) == 12);
 #define ENCD_TEXT_MAX		200	/* a sentence in REJECT or DEATH */
 #define ENCD_REGISTER_MAX	256	/* ranks in one REGISTER */
 
-/* The largest world. */
-#define ENCD_WORLD_MAX		16384
+/*
+ * The largest world. What a host spends per world rank is its table's
+ * rank-to-host map, 4 bytes (Documentation/bootstrap.rst has the figures).
+ */
+#define ENCD_WORLD_MAX		1048576
 /*
  * The most bytes of the table one TABLE frame carries: a table is sent as
  * consecutive parts of its payload, each in a TABLE frame of its own, the
@@ -183,27 +186,38 @@ struct encd_wire_departed_comm {
  * is listed), then n_news __be32 host indices: the hosts its host also
  * tells on the data link it sends to them on, behind all the rank sent
  * there. On any other host, the news through the root settles it.
+ *
+ * A host with data links to more than ENCD_DEPARTURE_NEWS_MAX hosts sends
+ * n_news ENCD_DEPARTURE_NEWS_EVERY and no list: every host then waits for
+ * the data link's word, and one it sends nothing on never settles the
+ * departure (a comm it blocks fails at its deadline instead, never early).
+ * So no DEATH grows with the world.
  */
 struct encd_wire_departure {
 	__be32 n_comms;			/* <= ENCD_DEPARTURE_COMMS_MAX */
-	__be32 n_news;			/* < the world's hosts */
+	__be32 n_news;			/* <= ENCD_DEPARTURE_NEWS_MAX, or _EVERY */
 	struct encd_wire_departed_comm comms[];
 } __packed;
 
 #define ENCD_DEPARTURE_COMMS_MAX	1024
+#define ENCD_DEPARTURE_NEWS_MAX		4096
+#define ENCD_DEPARTURE_NEWS_EVERY	0xffffffffu
 
 static inline u32 encd_wire_departure_len(u32 n_comms, u32 n_news)
 {
+	if (n_news == ENCD_DEPARTURE_NEWS_EVERY)
+		n_news = 0;
 	return sizeof(struct encd_wire_departure) +
 	       n_comms * sizeof(struct encd_wire_departed_comm) + n_news * sizeof(__be32);
 }
 
-/* The largest DEATH in a world of @world_size ranks (as many hosts, at most). */
-static inline u32 encd_wire_death_max(u32 world_size)
-{
-	return sizeof(struct encd_wire_death) + ENCD_TEXT_MAX +
-	       encd_wire_departure_len(ENCD_DEPARTURE_COMMS_MAX, world_size);
-}
+/* The largest DEATH payload: 24,806 bytes, whatever the world's size. */
+#define ENCD_WIRE_DEATH_MAX \
+	(sizeof(struct encd_wire_death) + ENCD_TEXT_MAX + \
+	 sizeof(struct encd_wire_departure) + \
+	 ENCD_DEPARTURE_COMMS_MAX * sizeof(struct encd_wire_departed_comm) + \
+	 ENCD_DEPARTURE_NEWS_MAX * sizeof(__be32))
+static_assert(ENCD_WIRE_DEATH_MAX == 24806);	/* as Documentation/bootstrap.rst says */
 
 struct encd_wire_table_host {
 	u8 host_id[ENCD_HOST_ID_LEN];
@@ -292,24 +306,17 @@ enum encd_wire_way {
 	ENCD_WAY_DATA = 1 << 3,		/* a data link, at the host it goes to */
 };
 
-/* Where a frame type's largest length comes from. */
-enum encd_wire_max_by {
-	ENCD_WIRE_MAX_FIXED,		/* encd_wire_rule.max */
-	ENCD_WIRE_MAX_DEATH,		/* encd_wire_death_max(world size) */
-};
-
 struct encd_wire_rule {
 	const char *name;
 	u8 ways;			/* enum encd_wire_way */
 	bool opens;			/* a link's first frame, and only that */
-	u8 max_by;			/* enum encd_wire_max_by */
 	u32 min, max;
 };
 
 const char *encd_wire_type_name(u8 type);
 bool encd_wire_goes(u8 type, unsigned int way);
 bool encd_wire_opens(u8 type);
-bool encd_wire_len_ok(u8 type, u32 len, u32 world_size);
+bool encd_wire_len_ok(u8 type, u32 len);
 
 /* Deadlines, in milliseconds. */
 enum {

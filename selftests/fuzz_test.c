@@ -142,7 +142,7 @@ static uint32_t r_ctx(void)
 
 static uint32_t r_cnt(void)
 {
-	return pick(1, 1, 1, 2, 2, 3, 4, 0, 16384, 16385, UINT32_MAX, rnd());
+	return pick(1, 1, 1, 2, 2, 3, 4, 0, 16384, 1048576, 1048577, UINT32_MAX, rnd());
 }
 
 static uint32_t r_below(uint32_t n)

@@ -585,8 +585,7 @@ int main(int argc, char **argv)
 		printf("; root bytes O(N): %.1f bytes per rank at 1,024, %.1f at 1,000,000\n",
 		       (double)lo.root_bytes / 1024, (double)hi.root_bytes / 1000000);
 	}
-	printf("* above ENCD_WORLD_MAX (%u): the module refuses such a world today (its table "
-	       "must fit one frame); the protocol is modelled as if it did not.\n",
-	       ENCD_WORLD_MAX);
+	printf("* above ENCD_WORLD_MAX (%u): the module refuses such a world; the protocol is "
+	       "modelled as if it did not.\n", ENCD_WORLD_MAX);
 	return 0;
 }

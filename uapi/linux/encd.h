@@ -737,7 +737,7 @@ struct encd_program_seal {
  *
  *   A message carries at most ENCD_PARTICIPANTS_PER_MSG participants, from
  *   the ENCD_A_NODE_PARTICIPANTS_OFFSET'th on (u32, in every message of
- *   the dump). A node with more (a world has up to 16384 ranks) takes
+ *   the dump). A node with more (a world has up to 1048576 ranks) takes
  *   ceil(RANK_N / ENCD_PARTICIPANTS_PER_MSG) consecutive messages: the first
  *   (offset 0) has every attribute above; each next one has only NEC_DEV,
  *   CTX, STREAM, GCOMM_SERIAL, RANK_N, PARTICIPANTS_OFFSET and the next
