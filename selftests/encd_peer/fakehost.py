@@ -381,6 +381,9 @@ class FakeHost:
                 self._close(p, why="closed by the other end")
                 return
             self.stats["rx_bytes"] += len(data)
+            from_root = self._from_root(p)
+            if from_root:
+                self.stats["root_bytes"] += len(data)
             was_up = p.link.up
             try:
                 frames = p.link.feed(data)
@@ -399,6 +402,7 @@ class FakeHost:
                 if p.dead:
                     break
                 self.stats["rx_" + NAMES.get(typ, str(typ))] += 1
+                self.stats["root_frames"] += from_root
                 try:
                     self._frame(p, typ, payload)
                 except ProtocolError as e:
@@ -406,6 +410,12 @@ class FakeHost:
                     self._close(p, why=str(e))
                     break
             self._run_local()
+
+    def _from_root(self, p):
+        """Whether p's bytes are the root host's: its control link, or a
+        data link the root's host (index 0) opened. stats' root_bytes and
+        root_frames count them (handshake and all), for the root's cost."""
+        return p.role == "control-out" or (p.role == "data-in" and p.host == 0)
 
     def _write(self, p, data):
         if p.dead:

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Worlds of 16,384, 65,536 and 131,072 ranks in one VM (issue 21).
+
+Runs inside the test VM with encd loaded; KTAP output, one case a size.
+
+Each world has two kernel hosts, each in a network namespace of its own
+(selftests' Netns, a bridge between them): the root's, with ranks 0 and 1,
+and the last host, with the world's last rank. Every other rank is a fake
+host's (encd_peer), at most 16,384 a fake host and at least two fake
+hosts, in the initial namespace on the bridge's address. Hosts are
+numbered by their first rank, so the kernel's second host is the last
+one, and its parent in the host tree is a fake host: it takes the table
+in parts (60 KiB a TABLE frame) from a member, and the root's digest.
+
+A case passes when every kernel rank formed the world, every fake host
+did, and every kernel rank then left it. It prints, as figures, not
+bounds: the time to form, the root host's bytes and frames as the fake
+hosts counted them (its control links and its data links to them), and
+the kernel memory (Slab + VmallocUsed, caches dropped) the two kernel
+hosts spent per world rank while the world stood.
+
+The sizes follow the lane: all three in the 6.1 lane, 16,384 and 65,536
+on 6.12, 16,384 in the debug lane (KASAN under TCG).
+"""
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import encd_peer as P  # noqa: E402
+from encd_world import (DEBUG_LANE, SECRET, Netns, Ports, Rank, kernel_memory_kib,  # noqa: E402
+                        main, root_listens, sh, stop)
+
+LANE = os.environ.get("ENCD_LANE", "")
+if DEBUG_LANE:
+    SIZES = (16384,)
+elif LANE.startswith("6.1."):
+    SIZES = (16384, 65536, 131072)
+else:
+    SIZES = (16384, 65536)
+FAKE_MAX = 16384
+BRIDGE_ADDR = "10.98.0.254"
+port = Ports(36000)
+KEY = P.world_key(SECRET)
+cases = []
+
+
+def world_of(n):
+    """Forms a world of n ranks as the module docstring says, then ends it."""
+    ns = Netns(2, prefix="encdsc")
+    sh("ip", "addr", "add", BRIDGE_ADDR + "/24", "dev", "encdbr0")
+    root = "%s:%d" % (Netns.addr(1), port())
+    fakes, ranks = [], []
+    try:
+        before = kernel_memory_kib()
+        t0 = time.monotonic()
+        hold = ["--no-check-sigs", "--hold", "600"]
+        ranks = [Rank(g, g, n, root, 240000, hold, secret=True, netns=ns.names[0])
+                 for g in (0, 1)]
+        if not root_listens(root, 30, netns=ns.names[0]):
+            return False, "the root never listened"
+        between = list(range(2, n - 1))
+        k = max(2, -(-len(between) // FAKE_MAX))
+        per = -(-len(between) // k)
+        for i in range(k):
+            fakes.append(P.FakeHost(root, n, between[i * per:(i + 1) * per], KEY, settings=0,
+                                    listen_host=BRIDGE_ADDR, name="fake%d" % i).start())
+        ranks.append(Rank(2, n - 1, n, root, 240000, hold, secret=True, netns=ns.names[1]))
+        for r in ranks:
+            r.wait_printed(240)
+        formed = [f.wait("formed", 60) for f in fakes]
+        took = time.monotonic() - t0
+        bad = [r for r in ranks if not r.ok]
+        if bad:
+            return False, "rank %d: %s" % (bad[0].gid, bad[0].error)
+        if not all(formed):
+            f = fakes[formed.index(None)]
+            return False, "%s never formed: %s" % (f.name, [e["ev"] for e in f.events][-6:])
+        held = kernel_memory_kib() - before
+        form = (sum(f.stats["root_bytes"] for f in fakes),
+                sum(f.stats["root_frames"] for f in fakes))
+        parts = fakes[-1].stats["rx_TABLE"]
+
+        # Every kernel rank leaves (its process closes /dev/encd), the last
+        # host's first: the root's host closes once its own two have left,
+        # and news from the others goes through it. Every fake host hears
+        # each departure.
+        t_end = time.monotonic()
+        for leaving, gids in ((ranks[2:], (n - 1,)), (ranks[:2], (0, 1))):
+            stop(leaving)
+            for f in fakes:
+                for g in gids:
+                    if not f.wait(lambda e, g=g: e["ev"] == "death" and e.get("rank") == g,
+                                  30):
+                        return False, "%s never heard rank %d leave" % (f.name, g)
+        end = (sum(f.stats["root_bytes"] for f in fakes) - form[0],
+               sum(f.stats["root_frames"] for f in fakes) - form[1])
+        return True, ("%d ranks on %d hosts formed in %.1f s; the root sent the fake hosts "
+                      "%d bytes in %d frames (a fake host took the table in %d parts), then "
+                      "%d bytes in %d frames as the kernel's 3 ranks left (%.1f s); kernel "
+                      "memory held %.1f bytes a rank (%+d KiB)" % (
+                          n, k + 2, took, form[0], form[1], parts, end[0], end[1],
+                          time.monotonic() - t_end, held * 1024.0 / n, held))
+    finally:
+        stop(ranks)
+        for f in fakes:
+            f.stop()
+        ns.close()
+
+
+def sized(n):
+    def run():
+        return world_of(n)
+    run.__name__ = "a_world_of_%d_ranks_forms_and_ends" % n
+    cases.append((run.__name__, run))
+
+
+for _n in SIZES:
+    sized(_n)
+
+if __name__ == "__main__":
+    subprocess.run(["sysctl", "-qw", "net.core.somaxconn=4096"])
+    sys.exit(main(cases))
