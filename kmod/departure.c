@@ -6,13 +6,13 @@
  * completed stands (rules.h has the rules, and why). This file is their one
  * owner: it records who departed, which departures are settled here, what
  * each departed rank formed and how many barriers of each comm it completed;
- * it writes and reads the trailer of a departure's DEATH (wire.h); and it
- * answers the one question every waiter asks, through
- * encd_departure_blocks(): does a departure block what I wait for? The
- * waiters ask encd_departure_blocker(): the bootstrap when news comes or a
- * node starts (a comm still forming, a barrier under way), world.c when a
- * barrier is about to start or a local one waits. frames.c hands it the
- * DEATHs that come, host.c the ranks that leave.
+ * it counts the ranks still staying on each host and in this host's
+ * subtree of the host tree; and it answers the one question every waiter
+ * asks, through encd_departure_blocks(): does a departure block what I wait
+ * for? The waiters ask encd_departure_blocker(): the bootstrap when news
+ * comes or a node starts (a comm still forming, a barrier under way),
+ * world.c when a barrier is about to start or a local one waits. news.c
+ * hands it the departures other hosts tell of, host.c the ranks that leave.
  *
  * Locking: everything here is its host's, under the host's lock.
  */
@@ -22,6 +22,7 @@
 
 #include "encd_private.h"
 #include "rules.h"
+#include "schedule.h"
 
 /* What this host knows of one departed rank. */
 struct encd_departed {
@@ -29,6 +30,7 @@ struct encd_departed {
 	u32 reason;			/* enum encd_reason */
 	u32 seq;			/* in the order the news came */
 	bool settled;			/* all it sent here has come */
+	u32 told_by;			/* the member that passed the news on, or none */
 	u32 barriers;			/* of the world's comm */
 	u32 n_comms;
 	struct encd_departed_comm {
@@ -67,12 +69,19 @@ void encd_departures_destroy(struct encd_departures *d)
  * @text: out
  * @size: of @text
  * @rank: the rank that left its formed world
+ * @told_by: the host that passed the news on down the host tree, or
+ *	ENCD_WIRE_NO_RANK (the rank's own host, or the root, said so): a
+ *	member could pass on news that is not true, so it is named
  */
-void encd_departure_text(char *text, size_t size, u32 rank)
+void encd_departure_text(char *text, size_t size, u32 rank, u32 told_by)
 {
-	scnprintf(text, size,
-		  "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
-		  rank, rank);
+	int n;
+
+	n = scnprintf(text, size,
+		      "rank %u (global device %u) left the world: its comm was released or its process closed /dev/encd",
+		      rank, rank);
+	if (told_by != ENCD_WIRE_NO_RANK)
+		scnprintf(text + n, size - n, " (news passed on by host %u)", told_by);
 }
 
 static struct encd_departed *departed(struct encd_host *h, u32 rank)
@@ -162,7 +171,8 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 		why->err = dr ? dr->err : -ECONNABORTED;
 		why->reason = dr ? dr->reason : ENCD_REASON_DEPARTED;
 		if (dr)
-			encd_departure_text(why->msg, sizeof(why->msg), h->dep.first_rank);
+			encd_departure_text(why->msg, sizeof(why->msg), h->dep.first_rank,
+					    dr->told_by);
 		else
 			scnprintf(why->msg, sizeof(why->msg),
 				  "a rank of this local barrier left its comm");
@@ -174,7 +184,7 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 	dr = departed(h, rank);
 	why->err = dr->err;
 	why->reason = dr->reason;
-	encd_departure_text(why->msg, sizeof(why->msg), rank);
+	encd_departure_text(why->msg, sizeof(why->msg), rank, dr->told_by);
 	return true;
 }
 
@@ -194,28 +204,41 @@ bool encd_departure_host_left(struct encd_host *h, u32 index)
 	       !h->hosts[index].staying;
 }
 
-/*
- * Records a departure (the first news of it) or settles it (later news
- * that settles), then lets every local rank's waiters ask again. Return:
- * whether this was its first news, or a negative errno.
+/**
+ * encd_departure_note() - news of a departure: records it, or settles it
+ * @h: this host, formed; the caller holds its lock
+ * @rank: the rank, of the world
+ * @barriers: the world barriers it completed
+ * @comms: the replica groups' comms it formed, as the wire has them
+ * @n_comms: how many
+ * @settles: whether this news settles it (rules.h)
+ * @told_by: who passed the news on (encd_departure_text())
+ *
+ * The first news records it; later news may only settle it. Every local
+ * rank's waiters then ask again.
+ *
+ * Return: 1 for the first news of it, 0 for later news, or -ENOMEM.
  */
-static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_wire_departed_comm *comms,
-		u32 n_comms, int err, u32 reason, bool settles)
+int encd_departure_note(struct encd_host *h, u32 rank, u32 barriers,
+			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
+			u32 told_by)
 {
 	struct encd_departed *dr = departed(h, rank), *world;
 	struct encd_rank *r;
 	unsigned long id;
 	bool first = !dr;
-	u32 i;
+	u32 i, host;
 
+	lockdep_assert_held(&h->lock);
 	if (first) {
 		dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
 		if (!dr)
 			return -ENOMEM;
-		dr->err = err;
-		dr->reason = reason;
+		dr->err = -ECONNABORTED;
+		dr->reason = ENCD_REASON_DEPARTED;
 		dr->seq = h->dep.n;
 		dr->settled = false;
+		dr->told_by = told_by;
 		dr->barriers = barriers;
 		dr->n_comms = n_comms;
 		for (i = 0; i < n_comms; i++) {
@@ -228,68 +251,24 @@ static int note(struct encd_host *h, u32 rank, u32 barriers, const struct encd_w
 		}
 		if (!h->dep.n++)
 			h->dep.first_rank = rank;
-		h->hosts[h->rank_host[rank]].staying--;
+		host = h->rank_host[rank];
+		h->hosts[host].staying--;
+		if (encd_tree_within(h->index, host))
+			h->subtree_staying--;
 		world = departed(h, h->dep.world_rank);
 		if (!world || barriers < world->barriers)
 			h->dep.world_rank = rank;
-		pr_debug("world of %u ranks: rank %u departed (%u barriers, %u comms)\n",
-			 h->wk.world_size, rank, barriers, n_comms);
+		pr_debug("host %u of a world of %u ranks: rank %u departed (%u barriers, %u comms; %u left in its subtree)\n",
+			 h->index, h->wk.world_size, rank, barriers, n_comms, h->subtree_staying);
 	}
 	if (!first && (dr->settled || !settles))
 		return 0;
 	dr->settled |= settles;
 	xa_for_each(&h->ranks, id, r)
 		encd_engine_departure(r);
+	if (first)
+		encd_host_forwarded(h);
 	return first;
-}
-
-/*
- * A departure's DEATH: the head, the text, then the trailer (wire.h).
- * Sent to the root (which passes it on to every host) and, behind what the
- * rank sent there, on every data link this host sends on: the hosts the
- * trailer names.
- */
-static void tell(struct encd_host *h, u32 rank, u32 barriers,
-		 const struct encd_wire_departed_comm *comms, u32 n_comms, const char *text)
-{
-	struct encd_wire_death d = {
-		.err = cpu_to_be32(ECONNABORTED),
-		.reason = cpu_to_be32(ENCD_REASON_DEPARTED),
-		.rank = cpu_to_be32(rank),
-		.host = cpu_to_be32(h->index),
-		.barriers = cpu_to_be32(barriers),
-	};
-	u32 tlen = min_t(size_t, strlen(text), ENCD_TEXT_MAX), n_news = 0, i, len;
-	struct encd_wire_departure *dep;
-	__be32 *news;
-	u8 *b;
-
-	for (i = 0; i < h->n_hosts; i++)
-		n_news += !!h->hosts[i].out;
-	if (n_news > ENCD_DEPARTURE_NEWS_MAX)
-		n_news = ENCD_DEPARTURE_NEWS_EVERY;
-	len = tlen + encd_wire_departure_len(n_comms, n_news);
-	b = kvmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!b) {
-		encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, rank, true, "%s", text);
-		return;
-	}
-	d.text_len = cpu_to_be16(tlen);
-	memcpy(b, text, tlen);
-	dep = (struct encd_wire_departure *)(b + tlen);
-	dep->n_comms = cpu_to_be32(n_comms);
-	dep->n_news = cpu_to_be32(n_news);
-	memcpy(dep->comms, comms, n_comms * sizeof(*comms));
-	news = (__be32 *)&dep->comms[n_comms];
-	for (i = 0; n_news != ENCD_DEPARTURE_NEWS_EVERY && i < h->n_hosts; i++)
-		if (h->hosts[i].out)
-			*news++ = cpu_to_be32(i);
-
-	encd_host_tell_death(h, &d, b, len);
-	for (i = 0; i < h->n_hosts; i++)
-		if (h->hosts[i].out)
-			encd_link_send_news(h->hosts[i].out, &d, sizeof(d), b, len);
-	kvfree(b);
 }
 
 static int count_formed(struct encd_node *node, void *arg)
@@ -331,7 +310,7 @@ u32 encd_departure_collect(struct encd_rank *r, struct encd_departure_list *l)
 	memset(l, 0, sizeof(*l));
 	encd_pool_for_each(r, count_formed, &n);
 	/*
-	 * A rank that formed more comms than a DEATH lists, program after
+	 * A rank that formed more comms than a DEPART run lists, program after
 	 * program, lists some: a comm left out fails elsewhere as one it had
 	 * not formed would.
 	 */
@@ -365,7 +344,7 @@ void encd_departure_list_free(struct encd_departure_list *l)
  * @l: the comms it had formed (encd_departure_collect())
  *
  * Local messages are handed over at once: the departure is settled here.
- * The world hears of it (tell()).
+ * The world hears of it in this host's next batch (news.c).
  */
 void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l)
@@ -374,67 +353,14 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 	int ret;
 
 	lockdep_assert_held(&h->lock);
-	encd_departure_text(text, sizeof(text), rank);
-	ret = l->err ?: note(h, rank, barriers, l->comms, l->n, -ECONNABORTED,
-			     ENCD_REASON_DEPARTED, encd_news_settles(ENCD_NEWS_LOCAL, false));
-	if (ret < 0)
+	ret = l->err ?: encd_departure_note(h, rank, barriers, l->comms, l->n,
+					    encd_news_settles(ENCD_NEWS_LOCAL, false),
+					    ENCD_WIRE_NO_RANK);
+	if (ret > 0)
+		ret = encd_news_local(h, rank, barriers, l);
+	if (ret < 0) {
+		encd_departure_text(text, sizeof(text), rank, ENCD_WIRE_NO_RANK);
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, rank, true, "%s",
 				     text);
-	else if (ret)
-		tell(h, rank, barriers, l->comms, l->n, text);
-}
-
-/**
- * encd_departure_receive() - a departure's DEATH came from another host
- * @h: this host, formed; the caller holds its lock
- * @via: ENCD_NEWS_DATA (on the data link from the rank's host) or
- *	ENCD_NEWS_ROOT (from the root, or at the root from the rank's host)
- * @d: the DEATH, whose sender may speak of its rank (frames.c checked)
- * @err: its errno, negative, made one (frames.c)
- * @reason: its reason (encd_reason_from_wire())
- * @len: its length
- * @tlen: its text's length, within @len
- * @text: its text, made printable
- * @why: out: what the sender did wrong
- * @why_len: size of @why
- *
- * At the root, the news goes on to every host, as it came. A departure
- * from a world not formed here, or of a rank not in it, fails the world.
- *
- * Return: 0, or -EPROTO for a trailer that is not one.
- */
-int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, int err, u32 reason, u32 len, u32 tlen,
-			   const char *text, char *why, size_t why_len)
-{
-	const struct encd_wire_departure *dep = (const void *)(d->text + tlen);
-	u32 rest = len - sizeof(*d) - tlen, n_comms, n_news, i, rank = be32_to_cpu(d->rank);
-	bool news_here = false;
-	const __be32 *news;
-	int ret;
-
-	lockdep_assert_held(&h->lock);
-	n_comms = rest >= sizeof(*dep) ? be32_to_cpu(dep->n_comms) : 0;
-	n_news = rest >= sizeof(*dep) ? be32_to_cpu(dep->n_news) : 0;
-	if (rest < sizeof(*dep) || n_comms > ENCD_DEPARTURE_COMMS_MAX ||
-	    (n_news > ENCD_DEPARTURE_NEWS_MAX && n_news != ENCD_DEPARTURE_NEWS_EVERY) ||
-	    rest != encd_wire_departure_len(n_comms, n_news)) {
-		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text", rest);
-		return -EPROTO;
 	}
-	news = (const __be32 *)&dep->comms[n_comms];
-	news_here = n_news == ENCD_DEPARTURE_NEWS_EVERY;
-	for (i = 0; !news_here && i < n_news; i++)
-		news_here |= be32_to_cpu(news[i]) == h->index;
-	if (h->state != ENCD_HOST_FORMED || rank >= h->wk.world_size) {
-		encd_host_fail_world(h, err, reason, rank, !!h->root, "%s", text);
-		return 0;
-	}
-	ret = note(h, rank, be32_to_cpu(d->barriers), dep->comms, n_comms, err, reason,
-		   encd_news_settles(via, news_here));
-	if (ret < 0)
-		encd_host_fail_world(h, ret, encd_reason_of(ret), rank, !!h->root, "%s", text);
-	else if (ret && h->root)
-		encd_root_broadcast(h, ENCD_WIRE_DEATH, d, len, NULL, 0);
-	return 0;
 }

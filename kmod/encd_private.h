@@ -474,6 +474,20 @@ struct encd_departures {
 	u32 world_rank;			/* the one that completed the fewest world barriers */
 };
 
+/* Blocks or runs of departures (news.c), growing. */
+struct encd_news_buf {
+	u8 *data;
+	size_t len, cap;
+};
+
+/* A host's news of departures that waits for its batch to end (news.c). */
+struct encd_news {
+	struct delayed_work work;
+	struct encd_news_buf own;	/* runs of this host's ranks */
+	size_t own_last;		/* the last run's offset in @own */
+	struct encd_news_buf down;	/* blocks to pass to its children */
+};
+
 /* One other host of a formed world, by its index in the table. */
 struct encd_peer_host {
 	struct sockaddr_storage addr;	/* its listener */
@@ -504,6 +518,7 @@ struct encd_host {
 	struct mutex lock;
 	enum encd_host_state state;
 	bool linger;			/* its ranks departed a formed world */
+	bool forwarding;		/* no ranks left: passes news on (news.c) */
 	struct encd_why failure;	/* the world's, once it FAILED */
 	struct xarray ranks;		/* g_device_id -> struct encd_rank */
 	u32 n_ranks;
@@ -540,8 +555,10 @@ struct encd_host {
 	u32 table_in_len, table_in_total;
 	struct encd_link *table_in_from;
 
-	/* Ranks that left the formed world (departure.c). */
+	/* Ranks that left the formed world (departure.c), and the news of them (news.c). */
 	struct encd_departures dep;
+	u32 subtree_staying;		/* ranks left in its subtree of the host tree */
+	struct encd_news news;
 };
 
 /*
@@ -803,10 +820,11 @@ void encd_link_said_who(struct encd_link *l);
 u32 encd_link_peer(const struct encd_link *l);
 u64 encd_link_token(const struct encd_link *l);
 void encd_link_set_peer(struct encd_link *l, u32 index, u64 token);
-int encd_link_send_news(struct encd_link *l, const void *a, u32 alen, const void *b, u32 blen);
+int encd_link_send_depart(struct encd_link *l, const void *p, u32 len, bool news);
 void encd_link_work(struct work_struct *w);
 void encd_link_tx_work(struct work_struct *w);
 void encd_link_queue_work(struct work_struct *w);
+void encd_link_queue_delayed(struct delayed_work *w, unsigned long delay);
 int encd_listener_start(struct encd_host *h, const struct sockaddr_storage *addr);
 void encd_listener_stop(struct encd_listener *ls);
 int encd_link_init(void);
@@ -819,8 +837,7 @@ void encd_host_put(struct encd_host *h);
 int encd_host_register(struct encd_host *h, struct encd_rank *r);
 void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
-void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
-			  u32 len);
+void encd_host_forwarded(struct encd_host *h);
 __printf(6, 7) void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank,
 					 bool tell, const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
@@ -851,7 +868,7 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 void encd_host_violation(struct encd_host *h, struct encd_link *l, const char *why);
 
 /* departure.c */
-/* The replica groups' comms a leaving rank formed, for its DEATH. */
+/* The replica groups' comms a leaving rank formed, for its news. */
 struct encd_departure_list {
 	struct encd_wire_departed_comm *comms;
 	u32 n, size;
@@ -860,7 +877,7 @@ struct encd_departure_list {
 
 void encd_departures_init(struct encd_departures *d);
 void encd_departures_destroy(struct encd_departures *d);
-void encd_departure_text(char *text, size_t size, u32 rank);
+void encd_departure_text(char *text, size_t size, u32 rank, u32 told_by);
 bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum encd_wait what,
 			    u32 barrier, struct encd_why *why);
 bool encd_departure_host_left(struct encd_host *h, u32 index);
@@ -868,9 +885,19 @@ u32 encd_departure_collect(struct encd_rank *r, struct encd_departure_list *l);
 void encd_departure_list_free(struct encd_departure_list *l);
 void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
-int encd_departure_receive(struct encd_host *h, enum encd_news_via via,
-			   const struct encd_wire_death *d, int err, u32 reason, u32 len, u32 tlen,
-			   const char *text, char *why, size_t why_len);
+int encd_departure_note(struct encd_host *h, u32 rank, u32 barriers,
+			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
+			u32 told_by);
+
+/* news.c */
+void encd_news_init(struct encd_host *h);
+void encd_news_destroy(struct encd_host *h);
+int encd_news_local(struct encd_host *h, u32 rank, u32 barriers,
+		    const struct encd_departure_list *l);
+void encd_news_flush(struct encd_host *h);
+void encd_news_work(struct work_struct *w);
+int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u32 len,
+		      char *why, size_t why_len);
 
 /* root.c */
 struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r0);
@@ -882,6 +909,8 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, const void *b,
 			 u32 blen);
 void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len);
+struct encd_link *encd_root_link_of(struct encd_host *h, u32 index);
+u32 encd_root_index_of(struct encd_host *h, struct encd_link *l);
 bool encd_root_ranks_of(struct encd_host *h, struct encd_link *l, u32 *first, u32 *last, u32 *n);
 u32 encd_root_missing(struct encd_host *h, char *buf, size_t size);
 bool encd_root_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr);

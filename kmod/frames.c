@@ -6,8 +6,8 @@
  *
  * link.c judges a frame's header and tag; only then is it handed here
  * (encd_host_frame()), under the host's lock: JOIN and REGISTER go to the
- * root (root.c), the table to table.c, DEATH to the failure of the world
- * or to departure.c, and a message to its rank (bootstrap.c, barrier.c),
+ * root (root.c), the table to table.c, DEATH to the failure of the world,
+ * DEPART to news.c, and a message to its rank (bootstrap.c, barrier.c),
  * or, before the table, to wait for it. A peer's text is sanitized before
  * any sentence carries it.
  */
@@ -254,10 +254,9 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 {
 	u32 tlen = min_t(u32, be16_to_cpu(d->text_len), len - sizeof(*d));
 	u32 err = be32_to_cpu(d->err), rank = be32_to_cpu(d->rank), reason;
-	u32 barriers = be32_to_cpu(d->barriers);
 	char text[ENCD_TEXT_MAX + 1];
 
-	if (barriers == ENCD_WIRE_NO_RANK && len != sizeof(*d) + tlen) {
+	if (len != sizeof(*d) + tlen) {
 		scnprintf(why, why_len, "it sent a DEATH with %u bytes after its text",
 			  len - (u32)sizeof(*d) - tlen);
 		return -EPROTO;
@@ -278,10 +277,6 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	if (err == 0 || err > MAX_ERRNO)
 		err = ECONNABORTED;
 	reason = encd_reason_from_wire(d->reason, -(int)err);
-	if (barriers != ENCD_WIRE_NO_RANK)
-		return encd_departure_receive(h, encd_link_is_data(l) ? ENCD_NEWS_DATA :
-										ENCD_NEWS_ROOT,
-					      d, -(int)err, reason, len, tlen, text, why, why_len);
 	encd_host_fail_world(h, -(int)err, reason, rank, h->root, "%s", text);
 	return 0;
 }
@@ -385,6 +380,9 @@ int encd_host_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
 		break;
 	case ENCD_WIRE_DEATH:
 		err = host_on_death(h, l, buf, len, why, why_len);
+		break;
+	case ENCD_WIRE_DEPART:
+		err = encd_news_receive(h, l, buf, len, why, why_len);
 		break;
 	case ENCD_WIRE_LINK:
 		err = host_on_link(h, l, buf, why, why_len);

@@ -16,8 +16,9 @@
  *
  * Failure reaches every rank at once: a rank that leaves, a host whose
  * links go, a peer that breaks the protocol, fail the world on this host
- * and are told to the root (DEATH), which tells every other host. The last
- * rank to leave shuts the host down.
+ * and are told to the root (DEATH), which tells every other host. A rank
+ * that leaves a formed world departs instead (departure.c, news.c). The
+ * last rank to leave shuts the host down, once it has no news to pass on.
  *
  * Locking: hosts_lock (the list of hosts) before a host's lock. Nothing
  * under a host's lock waits for the network: sends are queued on links.
@@ -52,6 +53,7 @@ static void host_release(struct kref *ref)
 	WARN_ON(!list_empty(&h->pre_table));
 	xa_destroy(&h->ranks);
 	encd_departures_destroy(&h->dep);
+	encd_news_destroy(h);
 	encd_root_free(h->root);
 	kvfree(h->hosts);
 	kvfree(h->rank_host);
@@ -129,17 +131,9 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 		scnprintf(buf, size, "a host");
 }
 
-/**
- * encd_host_tell_death() - sends a DEATH on its way to every host
- * @h: this host; the caller holds its lock
- * @d: its head
- * @rest: its text, then (a departure's) its trailer
- * @len: their length
- *
- * A host tells the root; the root tells every host that joined.
- */
-void encd_host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
-			  u32 len)
+/* Sends a DEATH on its way to every host: to the root, which tells every host that joined. */
+static void host_tell_death(struct encd_host *h, const struct encd_wire_death *d, const void *rest,
+			    u32 len)
 {
 	lockdep_assert_held(&h->lock);
 	if (h->root)
@@ -156,12 +150,11 @@ static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u
 		.reason = cpu_to_be32(why->reason),
 		.rank = cpu_to_be32(rank),
 		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
-		.barriers = cpu_to_be32(ENCD_WIRE_NO_RANK),
 	};
 	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX), i;
 
 	d.text_len = cpu_to_be16(len);
-	encd_host_tell_death(h, &d, why->msg, len);
+	host_tell_death(h, &d, why->msg, len);
 	/*
 	 * And on every data link this host sends on, before the link closes:
 	 * its peer would otherwise see the close before the root's word came
@@ -209,6 +202,7 @@ void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank, bo
 		encd_engine_world_failed(r);
 	if (tell)
 		host_tell_failure(h, &h->failure, rank);
+	encd_host_forwarded(h);
 }
 
 /* Registration */
@@ -388,6 +382,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	get_random_bytes(h->id, sizeof(h->id));
 	xa_init(&h->ranks);
 	encd_departures_init(&h->dep);
+	encd_news_init(h);
 	INIT_LIST_HEAD(&h->unsent);
 	INIT_LIST_HEAD(&h->links);
 	INIT_LIST_HEAD(&h->pending);
@@ -476,6 +471,8 @@ void encd_host_shutdown_work(struct work_struct *w)
 	h->listener = NULL;
 	mutex_unlock(&h->lock);
 	encd_listener_stop(ls);
+	/* Its news went as it shut down (encd_host_forwarded()); no more comes. */
+	cancel_delayed_work_sync(&h->news.work);
 	if (READ_ONCE(h->linger))
 		host_linger(h);
 	mutex_lock(&h->lock);
@@ -504,7 +501,7 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
-	encd_departure_text(text, sizeof(left.msg), r->id);
+	encd_departure_text(text, sizeof(left.msg), r->id, ENCD_WIRE_NO_RANK);
 	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
 		encd_departure_local(h, r->id, barriers, formed);
 	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
@@ -527,6 +524,7 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
  */
 void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 {
+	struct encd_listener *ls = NULL;
 	bool last;
 
 	mutex_lock(&h->lock);
@@ -550,12 +548,41 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 
 	mutex_lock(&hosts_lock);
 	mutex_lock(&h->lock);
-	if (!h->n_ranks && h->state != ENCD_HOST_DEAD) {
-		WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
-		h->state = ENCD_HOST_DEAD;
+	if (!h->n_ranks && h->state != ENCD_HOST_DEAD && !h->forwarding) {
+		/*
+		 * No new rank finds it, nor does a new connection: a world
+		 * formed again gets a host and the port of its own.
+		 */
 		list_del_init(&h->node);
-		encd_link_queue_work(&h->shutdown_work);
+		ls = h->listener;
+		h->listener = NULL;
+		h->forwarding = true;
+		encd_host_forwarded(h);
 	}
 	mutex_unlock(&h->lock);
 	mutex_unlock(&hosts_lock);
+	encd_listener_stop(ls);
+}
+
+/**
+ * encd_host_forwarded() - shuts a host without ranks down once it owes nothing
+ * @h: this host; the caller holds its lock
+ *
+ * A host whose ranks all left a formed world passes the news of departures
+ * on to its subtree of the host tree (news.c) while ranks of it are left;
+ * the root's subtree is the world. Then, or once its world failed, it
+ * sends what news waits, and closes everything in the background.
+ */
+void encd_host_forwarded(struct encd_host *h)
+{
+	lockdep_assert_held(&h->lock);
+	if (!h->forwarding || (h->state == ENCD_HOST_FORMED && h->subtree_staying))
+		return;
+	h->forwarding = false;
+	pr_debug("host %u of a world of %u ranks: no ranks, nothing more to pass on (%s)\n",
+		 h->index, h->wk.world_size, h->state == ENCD_HOST_FORMED ? "formed" : "failed");
+	encd_news_flush(h);
+	WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
+	h->state = ENCD_HOST_DEAD;
+	encd_link_queue_work(&h->shutdown_work);
 }

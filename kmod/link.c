@@ -603,21 +603,18 @@ int encd_link_send(struct encd_link *l, u8 type, const void *a, u32 alen, const 
 }
 
 /**
- * encd_link_send_news() - queues a departure's DEATH on a data link
+ * encd_link_send_depart() - queues a DEPART on a link
  * @l: the link
- * @a: the payload's first part
- * @alen: its length
- * @b: its second part, or NULL
- * @blen: its length
- *
- * As encd_link_send(), but a peer that closes the link before it is sent
- * loses nothing it needs (encd_link_idle()).
+ * @p: the payload: blocks (news.c)
+ * @len: its length
+ * @news: as news on a data link: a peer that closes the link before it is
+ *	sent loses nothing it needs (encd_link_idle())
  *
  * Return: as encd_link_send().
  */
-int encd_link_send_news(struct encd_link *l, const void *a, u32 alen, const void *b, u32 blen)
+int encd_link_send_depart(struct encd_link *l, const void *p, u32 len, bool news)
 {
-	return link_queue(l, LINK_Q_NEWS, ENCD_WIRE_DEATH, a, alen, b, blen);
+	return link_queue(l, news ? LINK_Q_NEWS : 0, ENCD_WIRE_DEPART, p, len, NULL, 0);
 }
 
 /**
@@ -874,8 +871,8 @@ static bool link_tagged(const struct encd_link *l)
 
 /*
  * The verdict on a frame's header, before its payload is read: the types
- * the link's state allows, each with the lengths it allows (wire.c). A
- * world's table and a DEATH grow with it, and only to its size.
+ * the link's state allows, each with the lengths it allows (wire.c),
+ * none of which grows with the world.
  */
 static int link_check_header(struct encd_link *l, const struct encd_wire_hdr *hdr, u32 *need)
 {
@@ -1442,6 +1439,16 @@ void encd_listener_stop(struct encd_listener *ls)
 void encd_link_queue_work(struct work_struct *w)
 {
 	queue_work(encd_wq, w);
+}
+
+/**
+ * encd_link_queue_delayed() - queues a host's delayed work, unless it waits already
+ * @w: the work
+ * @delay: in jiffies
+ */
+void encd_link_queue_delayed(struct delayed_work *w, unsigned long delay)
+{
+	queue_delayed_work(encd_wq, w, delay);
 }
 
 /**

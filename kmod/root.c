@@ -605,6 +605,40 @@ void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, 
 }
 
 /**
+ * encd_root_link_of() - the control link of a host of the table
+ * @h: the root host; the caller holds its lock
+ * @index: the host's index
+ *
+ * Return: the link, or NULL when it is gone.
+ */
+struct encd_link *encd_root_link_of(struct encd_host *h, u32 index)
+{
+	struct encd_root_state *rs = h->root;
+	u32 i;
+
+	lockdep_assert_held(&h->lock);
+	for (i = 0; i < rs->n_joined; i++)
+		if (rs->joined[i].link && rs->joined[i].n_ranks && rs->joined[i].index == index)
+			return rs->joined[i].link;
+	return NULL;
+}
+
+/**
+ * encd_root_index_of() - the host of the table a control link is
+ * @h: the root host; the caller holds its lock
+ * @l: the link
+ *
+ * Return: its index, or ENCD_WIRE_NO_RANK for a host with no ranks in it.
+ */
+u32 encd_root_index_of(struct encd_host *h, struct encd_link *l)
+{
+	struct encd_joined *j = joined_of(h->root, l);
+
+	lockdep_assert_held(&h->lock);
+	return j && j->n_ranks ? j->index : ENCD_WIRE_NO_RANK;
+}
+
+/**
  * encd_root_send_table() - the table to one of the root's children
  * @h: the root host; the caller holds its lock
  * @index: the child's host index (1 or 2)
@@ -613,11 +647,8 @@ void encd_root_broadcast(struct encd_host *h, u8 type, const void *a, u32 alen, 
  */
 void encd_root_send_table(struct encd_host *h, u32 index, const void *buf, u32 len)
 {
-	struct encd_root_state *rs = h->root;
-	u32 i;
+	struct encd_link *l = encd_root_link_of(h, index);
 
-	lockdep_assert_held(&h->lock);
-	for (i = 0; i < rs->n_joined; i++)
-		if (rs->joined[i].link && rs->joined[i].n_ranks && rs->joined[i].index == index)
-			encd_table_send(rs->joined[i].link, buf, len);
+	if (l)
+		encd_table_send(l, buf, len);
 }

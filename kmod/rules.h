@@ -9,8 +9,9 @@
  * only what needs it. The news of it reaches a host in one of three ways:
  * the rank left there (LOCAL); its host said so on the data link it sends
  * to this host on, behind every message the rank sent here (DATA); or the
- * root passed on its host's word (ROOT), which may overtake those
- * messages. Its DEATH says what it completed: the barriers of the world's
+ * root, or this host's parent in the host tree, passed on its host's word
+ * (ROOT), which may overtake those messages. Its news (DEPART) says what
+ * it completed: the barriers of the world's
  * comm and of every replica group's comm it had formed, and the hosts that
  * hear of it on a data link too.
  *

@@ -25,6 +25,14 @@ static inline u32 encd_tree_parent(u32 rank)
 	return rank ? (rank - 1) >> 1 : ENCD_TREE_NO_PARENT;
 }
 
+/* Whether @j is in the binary-tree subtree of @i, @i itself included. */
+static inline bool encd_tree_within(u32 i, u32 j)
+{
+	while (j > i)
+		j = (j - 1) >> 1;
+	return j == i;
+}
+
 /* The i-th (0 or 1) binary-tree child of @rank, or rank_n when it has none. */
 static inline u32 encd_tree_child(u32 rank, u32 rank_n, unsigned int i)
 {

@@ -114,10 +114,13 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 			goto bad;
 		seen[h->rank_host[i]]++;
 	}
+	h->subtree_staying = 0;
 	for (i = 0; i < n_hosts; i++) {
 		if (!seen[i])
 			goto bad;
 		h->hosts[i].staying = seen[i];
+		if (encd_tree_within(self, i))
+			h->subtree_staying += seen[i];
 	}
 	xa_for_each(&h->ranks, id, r)
 		if (h->rank_host[id] != self)

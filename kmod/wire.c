@@ -32,7 +32,8 @@ static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
 	[ENCD_WIRE_TABLE] = { "TABLE", ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA, false,
 			      1, ENCD_TABLE_PART_MAX },
 	[ENCD_WIRE_DEATH] = { "DEATH", ENCD_WAY_TO_ROOT | ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA,
-			      false, sizeof(struct encd_wire_death), ENCD_WIRE_DEATH_MAX },
+			      false, sizeof(struct encd_wire_death),
+			      sizeof(struct encd_wire_death) + ENCD_TEXT_MAX },
 	[ENCD_WIRE_LINK] = { "LINK", ENCD_WAY_DATA, true,
 			     sizeof(struct encd_wire_link), sizeof(struct encd_wire_link) },
 	[ENCD_WIRE_SIG] = { "SIG", ENCD_WAY_DATA, false,
@@ -47,6 +48,9 @@ static const struct encd_wire_rule frame_rules[ENCD_WIRE_NTYPES] = {
 	[ENCD_WIRE_WELCOME] = { "WELCOME", ENCD_WAY_HANDSHAKE, false, 0, 0 },
 	[ENCD_WIRE_DIGEST] = { "DIGEST", ENCD_WAY_FROM_ROOT, false,
 			       sizeof(struct encd_wire_digest), sizeof(struct encd_wire_digest) },
+	[ENCD_WIRE_DEPART] = { "DEPART", ENCD_WAY_TO_ROOT | ENCD_WAY_FROM_ROOT | ENCD_WAY_DATA,
+			       false, sizeof(struct encd_wire_depart_block) +
+			       sizeof(struct encd_wire_depart_run), ENCD_WIRE_DEPART_MAX },
 };
 
 static const struct encd_wire_rule *rule(u8 type)

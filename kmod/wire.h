@@ -35,7 +35,7 @@
 #include <linux/encd.h>
 
 #define ENCD_WIRE_MAGIC		0x454e4332	/* "ENC2" */
-#define ENCD_WIRE_VERSION	6
+#define ENCD_WIRE_VERSION	7
 
 struct encd_wire_hdr {
 	__be32 magic;
@@ -77,7 +77,7 @@ enum encd_wire_type {
 	ENCD_WIRE_REGISTER,	/* host -> root: some of its ranks */
 	ENCD_WIRE_REJECT,	/* root -> host: a rank or the host refused */
 	ENCD_WIRE_TABLE,	/* down the host tree: the world */
-	ENCD_WIRE_DEATH,	/* either way: who left, and why */
+	ENCD_WIRE_DEATH,	/* either way: the world failed, and why */
 	/* a data link: one host to another, after the table */
 	ENCD_WIRE_LINK,		/* its first frame: which host is calling */
 	ENCD_WIRE_SIG,		/* signature validation: 17 bytes */
@@ -88,6 +88,8 @@ enum encd_wire_type {
 	ENCD_WIRE_WELCOME,
 	/* root -> host whose parent is not the root: the table's SHA-256 */
 	ENCD_WIRE_DIGEST,
+	/* up to the root, down the host tree, on data links: ranks that left */
+	ENCD_WIRE_DEPART,
 	ENCD_WIRE_NTYPES
 };
 
@@ -158,18 +160,14 @@ struct encd_wire_reject {
 } __packed;
 
 /*
- * A failure of the world, or (barriers other than ENCD_WIRE_NO_RANK) a
- * departure: a rank that left its formed world, having completed that
- * many barriers of the world's comm, which the others may still finish.
- * A failure's text ends the frame; a departure's is followed by its
- * trailer, struct encd_wire_departure (departure.c writes and reads it).
+ * A failure of the world: every receiver fails its world with the text,
+ * naming @rank (or no rank) of @host (or no host).
  */
 struct encd_wire_death {
 	__be32 err;			/* the positive errno survivors fail with */
 	__be32 reason;			/* and why: enum encd_reason */
-	__be32 rank;			/* the rank that left, or ENCD_WIRE_NO_RANK */
+	__be32 rank;			/* the rank that caused it, or ENCD_WIRE_NO_RANK */
 	__be32 host;			/* its host index, or ENCD_WIRE_NO_RANK */
-	__be32 barriers;		/* a departure's, or ENCD_WIRE_NO_RANK */
 	__be16 text_len;
 	char text[];
 } __packed;
@@ -181,43 +179,52 @@ struct encd_wire_departed_comm {
 } __packed;
 
 /*
- * A departure's trailer: the replica groups' comms the rank had formed
- * (a comm of its still forming elsewhere cannot form without it unless it
- * is listed), then n_news __be32 host indices: the hosts its host also
- * tells on the data link it sends to them on, behind all the rank sent
- * there. On any other host, the news through the root settles it.
+ * DEPART: ranks that left their formed world (departed, rather than failed
+ * it: what they completed stands), as blocks, one after another to the
+ * end of the payload. A block is one host's: its head, n_news __be32 host
+ * indices, then n_runs runs.
  *
- * A host with data links to more than ENCD_DEPARTURE_NEWS_MAX hosts sends
- * n_news ENCD_DEPARTURE_NEWS_EVERY and no list: every host then waits for
- * the data link's word, and one it sends nothing on never settles the
- * departure (a comm it blocks fails at its deadline instead, never early).
- * So no DEATH grows with the world.
+ * The news list names the hosts @host also tells on the data link it sends
+ * to them on, behind all its ranks sent there; on any other host, the news
+ * through the root or the host tree settles the departures. A host with
+ * data links to more than ENCD_DEPARTURE_NEWS_MAX hosts sends n_news
+ * ENCD_DEPARTURE_NEWS_EVERY and no list: every host then waits for the
+ * data link's word, and one that hears none never settles them (a comm
+ * they block fails at its deadline instead, never early).
  */
-struct encd_wire_departure {
-	__be32 n_comms;			/* <= ENCD_DEPARTURE_COMMS_MAX */
+struct encd_wire_depart_block {
+	__be32 host;			/* the host the ranks left */
 	__be32 n_news;			/* <= ENCD_DEPARTURE_NEWS_MAX, or _EVERY */
+	__be32 n_runs;			/* >= 1 */
+	__be32 news[];
+} __packed;
+
+/*
+ * Ranks first to first + count - 1, all of the block's host, each of which
+ * completed @barriers barriers of the world's comm and had formed the
+ * replica groups' comms listed (a comm of theirs still forming elsewhere
+ * cannot form without them unless it is listed), having completed that
+ * many of each one's barriers.
+ */
+struct encd_wire_depart_run {
+	__be32 first;
+	__be32 count;			/* >= 1 */
+	__be32 barriers;
+	__be32 n_comms;			/* <= ENCD_DEPARTURE_COMMS_MAX */
 	struct encd_wire_departed_comm comms[];
 } __packed;
 
 #define ENCD_DEPARTURE_COMMS_MAX	1024
 #define ENCD_DEPARTURE_NEWS_MAX		4096
 #define ENCD_DEPARTURE_NEWS_EVERY	0xffffffffu
-
-static inline u32 encd_wire_departure_len(u32 n_comms, u32 n_news)
-{
-	if (n_news == ENCD_DEPARTURE_NEWS_EVERY)
-		n_news = 0;
-	return sizeof(struct encd_wire_departure) +
-	       n_comms * sizeof(struct encd_wire_departed_comm) + n_news * sizeof(__be32);
-}
-
-/* The largest DEATH payload: 24,806 bytes, whatever the world's size. */
-#define ENCD_WIRE_DEATH_MAX \
-	(sizeof(struct encd_wire_death) + ENCD_TEXT_MAX + \
-	 sizeof(struct encd_wire_departure) + \
-	 ENCD_DEPARTURE_COMMS_MAX * sizeof(struct encd_wire_departed_comm) + \
-	 ENCD_DEPARTURE_NEWS_MAX * sizeof(__be32))
-static_assert(ENCD_WIRE_DEATH_MAX == 24806);	/* as Documentation/bootstrap.rst says */
+/* How long a host gathers the departures it sends on into one batch. */
+#define ENCD_NEWS_BATCH_MS		5
+/* The largest DEPART payload: a block of the longest news and run fits. */
+#define ENCD_WIRE_DEPART_MAX		(60 << 10)
+static_assert(sizeof(struct encd_wire_depart_block) + ENCD_DEPARTURE_NEWS_MAX * sizeof(__be32) +
+	      sizeof(struct encd_wire_depart_run) +
+	      ENCD_DEPARTURE_COMMS_MAX * sizeof(struct encd_wire_departed_comm) <=
+	      ENCD_WIRE_DEPART_MAX);
 
 struct encd_wire_table_host {
 	u8 host_id[ENCD_HOST_ID_LEN];

@@ -42,8 +42,7 @@ SYS_IOCTL = 16
 IOC_SETUP, IOC_INIT_GROUPS = 0xE589, 0xE58A
 ROOT_GAVE_UP = ("enc_setup_global_comm: root: %d of %d ranks arrived before the wait ended "
                 "(timed out); missing: %s (ETIMEDOUT)")
-LEFT = ("rank %d (global device %d) left the world: its comm was released or its process "
-        "closed /dev/encd")
+LEFT = P.LEFT
 NOT_THE_SECRET = ("enc_setup_global_comm: the root at %s does not hold the world secret of "
                   "this rank: every rank of a world needs the same secret (or, on loopback, "
                   "none, and one user or encd's loopback_group) (EACCES)")

@@ -47,8 +47,7 @@ if WIRE_H:
 port = Ports(35000)
 KEY = P.world_key(SECRET)
 DEADLINE_MS = 30000
-LEFT = ("rank %d (global device %d) left the world: its comm was released or its process "
-        "closed /dev/encd")
+LEFT = P.LEFT
 # The bound on how soon every survivor fails after a death.
 FAIL_FAST_S = 2.0
 cases = []

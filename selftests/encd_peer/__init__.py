@@ -45,11 +45,13 @@ from .wire import (MAGIC, VERSION, HDR, TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_L
                    DEATH, LINK, SIG, UID, RING, BARRIER, WELCOME, DIGEST, NAMES, CONTROL, DATA,
                    NO_RANK, CHECK_SIGS, SIG_ALL_GROUPS, ROUTE, HANDSHAKE_S, ZERO_SIG,
                    ProtocolError, header, raw_frame, addr_wire, addr_unwire, parse_hostport,
-                   route, death_payload, reject_payload, text_of, SIZES, OFFSETS, WireMismatch,
+                   route, death_payload, depart_block, depart_blocks, DEPART, DEPART_MAX,
+                   NEWS_MAX, NEWS_EVERY, COMMS_MAX, reject_payload, text_of, SIZES, OFFSETS,
+                   WireMismatch,
                    parse_wire_h, check_against, tree_wire_h, check_tree)
 from .link import mac, world_key, bind_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,
                        ceil_log2, dissem_to, dissem_from, jhash2, node_tag)
-from .fakehost import (OWN_DEADLINE_S, VALIDATING, BROADCASTING, CONNECTING, READY, FAILED,
+from .fakehost import (LEFT, OWN_DEADLINE_S, VALIDATING, BROADCASTING, CONNECTING, READY, FAILED,
                        START_BATCH, LOCAL_BATCH, HOLD_KINDS, Node, FakeHost, parse_ranks, main)
 from .relay import Relay, socket_in_netns

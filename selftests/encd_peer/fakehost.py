@@ -15,12 +15,15 @@ import time
 from .link import Link, Peer, bind_key, world_key
 from .schedule import (ceil_log2, cube_children, cube_parent, dissem_from, dissem_to,
                        node_tag, tree_children, tree_parent)
-from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, DIGEST, HOST_ID_LEN, JOIN, LINK,
-                   NAMES, NO_RANK, REGISTER, REGISTER_MAX, REJECT, RING, ROUTE, SIG,
-                   SIG_ALL_GROUPS, TABLE, TABLE_PART_MAX, UID, UID_LEN, ZERO_SIG, ProtocolError,
-                   addr_unwire, addr_wire, death_payload, parse_hostport, reject_payload, route,
-                   text_of)
+from .wire import (BARRIER, CHECK_SIGS, CONTROL, DATA, DEATH, DEPART, DEPART_MAX, DIGEST,
+                   HOST_ID_LEN, JOIN, LINK, NAMES, NO_RANK, REGISTER, REGISTER_MAX,
+                   REJECT, RING, ROUTE, SIG, SIG_ALL_GROUPS, TABLE, TABLE_PART_MAX, UID, UID_LEN,
+                   ZERO_SIG, ProtocolError, addr_unwire, addr_wire, death_payload, depart_block,
+                   depart_blocks, parse_hostport, reject_payload, route, text_of)
 
+# The sentence of a departure, as the kernel's.
+LEFT = ("rank %d (global device %d) left the world: its comm was released or its process "
+        "closed /dev/encd")
 # This peer gives its own links more time than the specification asks for
 # (HANDSHAKE_S): a Python host under TCG is slow, and it is not what is tested.
 OWN_DEADLINE_S = 10.0
@@ -538,6 +541,8 @@ class FakeHost:
                            text=text_of(payload, 12))
             elif typ == DEATH:
                 self._on_death(payload)
+            elif typ == DEPART:
+                self._on_depart(payload, p)
             else:
                 raise ProtocolError("the root sent %s" % NAMES.get(typ, typ))
             return
@@ -560,6 +565,8 @@ class FakeHost:
                 self._root_register(p, payload)
             elif typ == DEATH:
                 self._on_death(payload, p)
+            elif typ == DEPART:
+                self._on_depart(payload, p)
             else:
                 raise ProtocolError("%s on a control link" % NAMES.get(typ, typ))
             return
@@ -567,6 +574,8 @@ class FakeHost:
             self._table_part(payload, p)
         elif typ == DEATH:
             self._on_death(payload, p)
+        elif typ == DEPART:
+            self._on_depart(payload, p)
         elif typ in (SIG, UID, RING, BARRIER):
             if self.rank_host is None:
                 # A message may overtake the table (the root's data link is
@@ -584,11 +593,10 @@ class FakeHost:
             raise ProtocolError("%s on a data link" % NAMES.get(typ, typ))
 
     def _on_death(self, payload, p=None):
-        err, reason, rank, host, barriers = struct.unpack_from(">IIIII", payload)
-        text = text_of(payload, 20)
+        err, reason, rank, host = struct.unpack_from(">IIII", payload)
+        text = text_of(payload, 16)
         self.event("death", err=err, reason=reason, rank=None if rank == NO_RANK else rank,
-                   host=None if host == NO_RANK else host, text=text,
-                   barriers=None if barriers == NO_RANK else barriers)
+                   host=None if host == NO_RANK else host, text=text, barriers=None)
         self.failed = text
         if self.is_root:
             # As a kernel root: to every host that joined, the sender too.
@@ -596,18 +604,78 @@ class FakeHost:
                 if not j["peer"].dead:
                     self.send_frame(j["peer"], DEATH, payload)
 
+    def _on_depart(self, payload, p):
+        """Ranks that left: an event "death" a run (rank, the first, and
+        count; with barriers and the host the block is about); what came
+        from the parent in the host
+        tree (or, at the root, from any host) goes on to the children, as
+        a kernel host passes it on."""
+        blocks = depart_blocks(payload)
+        parent = None if self.index is None else tree_parent(self.index)
+        if p.role == "control-in":
+            sender = p.joined.get("index")
+        else:
+            sender = p.host if p.role == "data-in" else None
+        from_parent = p.role == "control-in" or (p.role == "control-out" and parent == 0) or \
+            (p.role == "data-in" and p.host == parent)
+        for host, _news, runs, _raw in blocks:
+            if self.strict and host != sender and (
+                    p.role == "control-in" or (p.role == "data-in" and not from_parent)):
+                raise ProtocolError("it passed on departures of host %d" % host)
+            for first, count, barriers, comms in runs:
+                self.event("death", err=103, reason=0, rank=first, count=count, host=host,
+                           text=LEFT % (first, first), barriers=barriers, formed=comms)
+        if from_parent:
+            self._pass_down([b for b in blocks if b[0] != self.index])
+
+    def _pass_down(self, blocks):
+        """Sends blocks (depart_blocks()' tuples) to this host's children in
+        the host tree, each but those about itself, in as few DEPARTs as fit."""
+        if self.index is None or not blocks:
+            return
+        for c in tree_children(self.index, len(self.hosts)):
+            link = self._child_link(c)
+            if link is None:
+                continue
+            frame = b""
+            for host, _news, _runs, raw in blocks:
+                if host == c:
+                    continue
+                if len(frame) + len(raw) > DEPART_MAX:
+                    self.send_frame(link, DEPART, frame)
+                    frame = b""
+                frame += raw
+            if frame:
+                self.send_frame(link, DEPART, frame)
+
+    def _child_link(self, c):
+        if self.is_root:
+            for j in self.joined:
+                if j.get("index") == c and not j["peer"].dead:
+                    return j["peer"]
+            return None
+        p = self.out.get(c)
+        return p if p is not None and not p.dead else None
+
     def tell_death(self, rank, text, err=103, barriers=None, formed=(), news=None):
-        """Says that a rank (or, with rank None, this host) left: DEATH to
-        the root, or at the root to every host; with barriers, that the
-        rank departed its formed world having completed that many (and
-        formed those comms), naming the hosts told on a data link too
-        (news; by default those this host has a data link to, as a kernel
-        host names)."""
-        if news is None:
-            news = sorted(h for h, p in self.out.items() if not p.dead)
+        """Says that the world failed because of rank (or, with rank None,
+        this host): DEATH to the root, or at the root to every host. With
+        barriers, says instead that rank departed its formed world having
+        completed that many (and formed those comms): a DEPART to the root
+        (at the root, down the tree), naming the hosts told on a data link
+        too (news; by default those this host has a data link to, as a
+        kernel host names), which it does not tell here."""
+        if barriers is not None:
+            if news is None:
+                news = sorted(h for h, p in self.out.items() if not p.dead)
+            block = depart_block(self.index, [(rank, 1, barriers, formed)], news)
+            if self.is_root:
+                self._pass_down(depart_blocks(block))
+            elif self.uplink:
+                self.send_frame(self.uplink, DEPART, block)
+            return
         body = death_payload(err, NO_RANK if rank is None else rank,
-                             NO_RANK if self.index is None else self.index, text, barriers,
-                             formed, news)
+                             NO_RANK if self.index is None else self.index, text)
         if self.is_root:
             for j in self.joined:
                 if not j["peer"].dead:
@@ -615,13 +683,35 @@ class FakeHost:
         elif self.uplink:
             self.send_frame(self.uplink, DEATH, body)
 
+    def depart(self, ranks=None, barriers=0):
+        """Its ranks (by default all) leave the formed world, as a kernel
+        host's do at a job's end: one block, a run of each stretch of
+        consecutive ranks, to the root (at the root, down the tree) and on
+        every data link it sends on. It keeps passing others' news on."""
+        runs = []
+        for r in sorted(self.ranks if ranks is None else ranks):
+            if runs and runs[-1][0] + runs[-1][1] == r:
+                runs[-1][1] += 1
+            else:
+                runs.append([r, 1])
+        out = [p for _, p in sorted(self.out.items()) if not p.dead]
+        block = depart_block(self.index, [(a, c, barriers, ()) for a, c in runs],
+                             sorted(h for h, p in self.out.items() if not p.dead))
+        if self.is_root:
+            self._pass_down(depart_blocks(block))
+        elif self.uplink:
+            self.send_frame(self.uplink, DEPART, block)
+        for p in out:
+            self.send_frame(p, DEPART, block)
+        self.event("departed", ranks=sum(c for _, c in runs))
+
     def tell_departure_on_data_link(self, host, rank, text, barriers, formed=(), err=103):
         """Says on the data link to host (opened if need be) that rank
         departed having formed those comms, as a kernel host does behind
         its rank's last messages."""
         link = self.data_link(host)
-        self.send_frame(link, DEATH,
-                        death_payload(err, rank, self.index, text, barriers, formed, [host]))
+        self.send_frame(link, DEPART, depart_block(self.index, [(rank, 1, barriers, formed)],
+                                                   [host]))
 
     # -- the root host --
 

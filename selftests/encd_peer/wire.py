@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The wire protocol as kmod/wire.h gives it: its constants, frame headers,
-addresses, and the payloads of REJECT and DEATH.
+addresses, and the payloads of REJECT, DEATH and DEPART.
 
 check_against(path) holds these constants to a copy of kmod/wire.h (the
 test programs call it at their start, `make check-peer-constants` on the
@@ -12,18 +12,21 @@ import socket
 import struct
 import sys
 
-MAGIC, VERSION = 0x454E4332, 6
+MAGIC, VERSION = 0x454E4332, 7
 HDR = struct.Struct(">IBBHI")
 TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
 # A table goes in consecutive parts of its payload, each a TABLE of at most this.
 TABLE_PART_MAX = 60 << 10
 (HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE, DEATH, LINK, SIG, UID, RING,
- BARRIER, WELCOME, DIGEST) = range(1, 16)
+ BARRIER, WELCOME, DIGEST, DEPART) = range(1, 17)
 NAMES = {v: k for k, v in dict(HELLO=HELLO, CHALLENGE=CHALLENGE, PROOF=PROOF, JOIN=JOIN,
                                REGISTER=REGISTER, REJECT=REJECT, TABLE=TABLE, DEATH=DEATH,
                                LINK=LINK, SIG=SIG, UID=UID, RING=RING, BARRIER=BARRIER,
-                               WELCOME=WELCOME, DIGEST=DIGEST).items()}
+                               WELCOME=WELCOME, DIGEST=DIGEST, DEPART=DEPART).items()}
+# A DEPART's blocks: at most this many bytes a frame, naming at most
+# NEWS_MAX hosts (or NEWS_EVERY) and COMMS_MAX comms a run.
+DEPART_MAX, NEWS_MAX, NEWS_EVERY, COMMS_MAX = 60 << 10, 4096, 0xFFFFFFFF, 1024
 CONTROL, DATA = 1, 2
 NO_RANK = 0xFFFFFFFF
 CHECK_SIGS, SIG_ALL_GROUPS = 0x1, 0x2
@@ -75,21 +78,59 @@ def route(src, dst, tag, attempt):
     return ROUTE.pack(src, dst, tag, attempt)
 
 
-def death_payload(err, rank, host, text, barriers=None, formed=(), news=(), reason=0):
-    """DEATH: a failure, or with barriers (the world barriers the rank
-    completed) a rank's departure from its formed world, whose trailer
-    lists the replica groups' comms it had formed (tags, or (tag, barriers
-    completed) pairs) and the hosts its host tells on a data link too.
+def death_payload(err, rank, host, text, reason=0):
+    """DEATH: the world failed, because of rank (or NO_RANK) of host.
     A reason of 0 leaves it to the errno."""
     t = text.encode()[:TEXT_MAX]
-    body = struct.pack(">IIIIIH", err, reason, rank, host,
-                       NO_RANK if barriers is None else barriers, len(t)) + t
-    if barriers is None:
-        return body
-    comms = [c if isinstance(c, tuple) else (c, 0) for c in formed]
-    body += struct.pack(">II", len(comms), len(news))
-    body += b"".join(struct.pack(">II", tag, n) for tag, n in comms)
-    return body + b"".join(struct.pack(">I", h) for h in news)
+    return struct.pack(">IIIIH", err, reason, rank, host, len(t)) + t
+
+
+def depart_block(host, runs, news=()):
+    """One block of a DEPART: ranks of host that left their formed world.
+    runs: (first, count, barriers, formed), formed the replica groups'
+    comms (tags, or (tag, barriers completed) pairs); news: the hosts told
+    on a data link too (NEWS_EVERY for all)."""
+    news = list(news) if news != NEWS_EVERY else None
+    body = struct.pack(">III", host, NEWS_EVERY if news is None else len(news), len(runs))
+    body += b"".join(struct.pack(">I", h) for h in news or ())
+    for first, count, barriers, formed in runs:
+        comms = [c if isinstance(c, tuple) else (c, 0) for c in formed]
+        body += struct.pack(">IIII", first, count, barriers, len(comms))
+        body += b"".join(struct.pack(">II", tag, n) for tag, n in comms)
+    return body
+
+
+def depart_blocks(payload):
+    """A DEPART's blocks: (host, news (None: every host), runs, bytes)."""
+    out, off = [], 0
+    try:
+        while off < len(payload):
+            start = off
+            host, n_news, n_runs = struct.unpack_from(">III", payload, off)
+            off += 12
+            news = None
+            if n_news != NEWS_EVERY:
+                if n_news > NEWS_MAX:
+                    raise ProtocolError("a DEPART block naming %d hosts" % n_news)
+                news = list(struct.unpack_from(">%dI" % n_news, payload, off))
+                off += 4 * n_news
+            if not n_runs:
+                raise ProtocolError("a DEPART block of no runs")
+            runs = []
+            for _ in range(n_runs):
+                first, count, barriers, n_comms = struct.unpack_from(">IIII", payload, off)
+                off += 16
+                if n_comms > COMMS_MAX:
+                    raise ProtocolError("a DEPART run of %d comms" % n_comms)
+                comms = [struct.unpack_from(">II", payload, off + 8 * i) for i in range(n_comms)]
+                off += 8 * n_comms
+                runs.append((first, count, barriers, comms))
+            if off > len(payload):
+                raise struct.error("past the end")
+            out.append((host, news, runs, payload[start:off]))
+    except struct.error:
+        raise ProtocolError("a DEPART whose blocks do not add up")
+    return out
 
 
 def reject_payload(err, rank, text, reason=0):
@@ -117,9 +158,10 @@ SIZES = {
     "encd_wire_rank": struct.calcsize(">III"),
     "encd_wire_register": struct.calcsize(">I"),
     "encd_wire_reject": struct.calcsize(">IIIH"),
-    "encd_wire_death": struct.calcsize(">IIIIIH"),
+    "encd_wire_death": struct.calcsize(">IIIIH"),
     "encd_wire_departed_comm": struct.calcsize(">II"),
-    "encd_wire_departure": struct.calcsize(">II"),
+    "encd_wire_depart_block": struct.calcsize(">III"),
+    "encd_wire_depart_run": struct.calcsize(">IIII"),
     "encd_wire_table_host": HOST_ID_LEN + 20,
     "encd_wire_table": struct.calcsize(">QII"),
     "encd_wire_link": struct.calcsize(">QI"),
@@ -131,7 +173,7 @@ OFFSETS = {
     ("encd_wire_reject", "reason"): 4,
     ("encd_wire_reject", "text_len"): 12,
     ("encd_wire_death", "reason"): 4,
-    ("encd_wire_death", "text_len"): 20,
+    ("encd_wire_death", "text_len"): 16,
     ("encd_uid", "root"): 8,
     ("encd_uid", "rank_n"): 28,
     ("encd_uid", "world_token"): 44,
@@ -237,6 +279,10 @@ def check_against(path, uapi=None):
                           ("ENCD_UID_LEN", "UID_LEN"), ("ENCD_TEXT_MAX", "TEXT_MAX"),
                           ("ENCD_REGISTER_MAX", "REGISTER_MAX"),
                           ("ENCD_TABLE_PART_MAX", "TABLE_PART_MAX"),
+                          ("ENCD_WIRE_DEPART_MAX", "DEPART_MAX"),
+                          ("ENCD_DEPARTURE_NEWS_MAX", "NEWS_MAX"),
+                          ("ENCD_DEPARTURE_NEWS_EVERY", "NEWS_EVERY"),
+                          ("ENCD_DEPARTURE_COMMS_MAX", "COMMS_MAX"),
                           ("ENCD_WIRE_NO_RANK", "NO_RANK"),
                           ("ENCD_WIRE_CHECK_SIGS", "CHECK_SIGS"),
                           ("ENCD_WIRE_SIG_ALL_GROUPS", "SIG_ALL_GROUPS"),
