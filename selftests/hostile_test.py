@@ -288,6 +288,39 @@ def a_parent_that_forwards_a_table_of_its_own_making_fails_the_world():
 
 
 @case
+def news_a_parent_passes_on_names_the_parent():
+    """News of departures goes down the host tree, and a parent is a
+    member: it could pass on a departure that did not happen. Each kernel
+    rank is its own host (--force-tcp); host 3's parent is host 1, a fake
+    member, which tells it that rank 2 (host 2) left having completed no
+    barrier. Rank 3 fails its barrier at once, and its sentence names
+    host 1 as the one that passed the news on."""
+    n, root = 4, loopback()
+    extra = ["--force-tcp", "--barrier"]
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, [1], KEY, hold={"barrier": True}).start()
+    ranks = [r0] + [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in (2, 3)]
+    try:
+        if not f.wait("formed", 20):
+            return False, "the member never formed: %s" % errors(ranks)
+        f.call(lambda: f.send_frame(f.data_link(3), P.DEPART,
+                                    P.depart_block(2, [(2, 1, 0, ())], [])))
+        r3 = ranks[2]
+        r3.wait()
+        want = "rank 2 (global device 2) left the world"
+        if r3.ok or want not in r3.error or "(news passed on by host 1)" not in r3.error:
+            return False, "rank 3: %s" % (r3.error or "formed")
+        if r3.end - r3.start > DEADLINE_MS / 2000:
+            return False, "rank 3 failed at its deadline: %s" % r3.error
+        return True, "rank 3: \"%s\"" % r3.error
+    finally:
+        f.stop()
+        finish(ranks)
+
+
+@case
 def a_WELCOME_with_a_bad_tag_fails_the_world_naming_the_host():
     """WELCOME, the responder's word that it took a connection, is tagged
     with its key: one that does not verify (forged, or from a man in the
@@ -476,7 +509,8 @@ def forged_frames_from_strangers_only_close_their_connections():
               P.DEATH: P.death_payload(103, 1, 0, "forged"),
               P.LINK: struct.pack(">QI", 1, 1),
               P.SIG: route + bytes(17), P.UID: route + bytes(129), P.RING: route + bytes(128),
-              P.BARRIER: route + bytes(4), P.WELCOME: b"", P.DIGEST: bytes(32)}
+              P.BARRIER: route + bytes(4), P.WELCOME: b"", P.DIGEST: bytes(32),
+              P.DEPART: P.depart_block(0, [(0, 1, 0, ())])}
     slow = []
     for typ, payload in forged.items():
         s = socket.create_connection(P.parse_hostport(root), timeout=5)
@@ -602,6 +636,11 @@ def a_forged_DIGEST_in_a_control_link_fails_the_world_naming_the_peer():
     return injected_case(P.DIGEST, bytes(32))
 
 
+@case
+def a_forged_DEPART_in_a_control_link_fails_the_world_naming_the_peer():
+    return injected_case(P.DEPART, P.depart_block(0, [(0, 1, 0, ())]))
+
+
 def member_case(n, fake_ranks, hold, act, extra=(), who=None, words=()):
     """A world with a secret: kernel ranks on the root host, a fake host
     (a member) with fake_ranks that withholds hold and then does act(f)."""
@@ -684,6 +723,17 @@ def a_member_that_lies_fails_the_world_naming_it():
         # does not owe, which fails the world at once, naming its host.
         ("a unique id of another world", 4, [2], ["uid"], uid_of_another_world, (), None,
          ("global device 2 sent bootstrap rank 3 a unique id that is not this group's",)),
+        # Departures: a member is believed about its own ranks only, and
+        # passes on others' news only to its children in the host tree.
+        ("the root's rank's departure, passed on by a member", 2, [1], ["sig"],
+         lambda f: to_root(f, P.DEPART, P.depart_block(0, [(0, 1, 0, ())])), (), None,
+         ("it passed on departures of host 0, and is not this host's parent",)),
+        ("the root's rank's departure, on its control link", 2, [1], ["sig"],
+         lambda f: f.send_frame(f.uplink, P.DEPART, P.depart_block(0, [(0, 1, 0, ())])), (),
+         None, ("it said that ranks of host 0 left",)),
+        ("another host's rank in its own block", 2, [1], ["sig"],
+         lambda f: to_root(f, P.DEPART, P.depart_block(1, [(0, 1, 0, ())])), (), None,
+         ("it said that rank 0 of host 1 left, which is host 0's",)),
     ]
     seen = []
     for name, n, fr, hold, act, extra, who, words in lies:
