@@ -34,8 +34,8 @@
  * N^2 entries leave the root, which spends C per request. A = 64 bytes, an
  * address entry with its framing, for both.
  *
- * A second table is a job's end, every rank leaving: encd's DEATH per
- * departure, sent on by the root to every other host (model_encd_end()),
+ * A second table is a job's end, every rank leaving: encd's blocks of
+ * departures, one a host, passed down the host tree (model_encd_end()),
  * against NCCL's (nothing at a root) and a TCPStore-style end barrier.
  *
  * --calibrate takes the per-message costs measured in the VM (make
@@ -297,26 +297,33 @@ out:
 }
 
 /*
- * A job's end as encd ends it today: every rank's departure is one DEATH
- * (its head, the ~100-byte sentence, the trailer of a rank that formed
- * one comm) from its host to the root, and the root sends it on to every
- * other host that joined: N (H - 1) frames leave the root, each costing C.
+ * A job's end as encd ends it: each host's ranks leave within one batch, so
+ * its news is one block (its head, the END_NEWS hosts it has data links
+ * to, one run: its ranks are consecutive and completed the same, having
+ * formed one comm) up to the root, and down the host tree. The root sends
+ * each of its two children every block but the child's own. At worst each
+ * block is a DEPART of its own (they reach the root in different batches);
+ * at best those of one batch share frames of ENCD_WIRE_DEPART_MAX bytes.
+ * Each hop down the tree adds a batch and half a round trip.
  */
-#define DEPARTURE_TEXT	100
-#define DEPARTURE_FRAME	FRAME(sizeof(struct encd_wire_death) + DEPARTURE_TEXT + \
-			      encd_wire_departure_len(1, 0))
+#define END_NEWS	8
+#define END_BLOCK	(sizeof(struct encd_wire_depart_block) + END_NEWS * sizeof(u32) + \
+			 sizeof(struct encd_wire_depart_run) + sizeof(struct encd_wire_departed_comm))
 
 struct end_result {
-	double root_bytes, frames, t;
+	double root_bytes, frames, frames_batched, t;
 };
 
 static void model_encd_end(const struct params *p, u32 n, struct end_result *e)
 {
-	double h = ceil((double)n / p->per_host);
+	double h = ceil((double)n / p->per_host), kids = h > 2 ? 2 : h - 1;
+	double per_kid = h - 1;		/* the root's block and the others', not its own */
 
-	e->frames = (double)n * (h - 1);
-	e->root_bytes = e->frames * DEPARTURE_FRAME;
-	e->t = p->rtt + e->frames * p->c + e->root_bytes / p->bw;
+	e->frames = kids * per_kid;
+	e->frames_batched = kids * ceil(per_kid * END_BLOCK / ENCD_WIRE_DEPART_MAX);
+	e->root_bytes = e->frames * FRAME(END_BLOCK);
+	e->t = ceil(log2(h > 1 ? h : 2)) * (ENCD_NEWS_BATCH_MS / 1e3 + p->rtt / 2 + p->c) +
+	       e->frames * p->c + e->root_bytes / p->bw;
 }
 
 /*
@@ -539,14 +546,15 @@ int main(int argc, char **argv)
 	}
 
 	/* A job's end: every rank leaves its formed world. */
-	printf("\na job's end, every rank leaving its formed world (nominal): encd sends one DEATH "
-	       "of %d bytes per departure to each other host\n", (int)DEPARTURE_FRAME);
-	printf("%9s %6s | %9s %9s %9s %9s %9s | %9s | %9s %9s\n", "N", "hosts", "formed B",
-	       "end B", "end/form", "frames", "t", "NCCL B", "star B", "star t");
+	printf("\na job's end, every rank leaving its formed world (nominal): the root sends its "
+	       "two children each host's block of %d bytes, in a DEPART of its own at worst "
+	       "(frames), sharing DEPARTs within a batch at best (batched)\n", (int)END_BLOCK);
+	printf("%9s %6s | %9s %9s %9s %9s %9s %9s | %9s | %9s %9s\n", "N", "hosts", "formed B",
+	       "end B", "end/form", "frames", "batched", "t", "NCCL B", "star B", "star t");
 	for (i = 0; i < n_sizes; i++) {
 		struct encd_result r;
 		struct end_result e;
-		char b[7][16];
+		char b[8][16];
 		u32 n = sizes[i];
 
 		if (model_encd(&nom, n, &r)) {
@@ -554,6 +562,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		model_encd_end(&nom, n, &e);
+		human(b[7], sizeof(b[7]), e.frames_batched);
 		human(b[0], sizeof(b[0]), r.root_bytes);
 		human(b[1], sizeof(b[1]), e.root_bytes);
 		human(b[2], sizeof(b[2]), e.frames);
@@ -561,12 +570,12 @@ int main(int argc, char **argv)
 		human(b[4], sizeof(b[4]), (double)n * ADDR_ENTRY);
 		seconds(b[5], sizeof(b[5]), star_end_time(&nom, n));
 		if (r.root_bytes)
-			snprintf(b[6], sizeof(b[6]), "%.0fx", e.root_bytes / r.root_bytes);
+			snprintf(b[6], sizeof(b[6]), "%.2fx", e.root_bytes / r.root_bytes);
 		else
 			snprintf(b[6], sizeof(b[6]), "-");
-		printf("%9u%s %6u | %9s %9s %9s %9s %9s | %9s | %9s %9s\n", n,
+		printf("%9u%s %6u | %9s %9s %9s %9s %9s %9s | %9s | %9s %9s\n", n,
 		       n > ENCD_WORLD_MAX ? "*" : " ", (n + nom.per_host - 1) / nom.per_host, b[0], b[1],
-		       b[6], b[2], b[3], "0", b[4], b[5]);
+		       b[6], b[2], b[7], b[3], "0", b[4], b[5]);
 	}
 
 	/* The goals, at these parameters. */
