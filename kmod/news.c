@@ -177,7 +177,8 @@ static int own_blocks(struct encd_host *h, struct encd_news_buf *out)
 			b->host = cpu_to_be32(h->index);
 			b->n_news = cpu_to_be32(n_news);
 			b->n_runs = 0;
-			news_list(h, b->news);
+			if (n_news != ENCD_DEPARTURE_NEWS_EVERY)
+				news_list(h, b->news);
 			out->len += head;
 		} else if (buf_reserve(out, rlen)) {
 			return -ENOMEM;
@@ -316,10 +317,13 @@ void encd_news_work(struct work_struct *w)
 
 /*
  * The length of the block at @b, of at most @rest bytes, if it is one of
- * this world: about another host, with runs of that host's ranks. Return:
- * its length, or 0 with @why saying what is wrong.
+ * this world: runs of one host's ranks (in the order they left). @named
+ * counts the ranks a frame names: at most the world's, so that no frame
+ * costs a host more than a pass over the world. Return: its length, or 0
+ * with @why saying what is wrong.
  */
-static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, char *why, size_t why_len)
+static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, u32 *named, char *why,
+		       size_t why_len)
 {
 	const struct encd_wire_depart_block *blk = (const void *)b;
 	u32 host, n_news, n_runs, off, i, r, first, count, n_comms;
@@ -349,11 +353,13 @@ static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, char *why, si
 		n_comms = be32_to_cpu(run->n_comms);
 		if (n_comms > ENCD_DEPARTURE_COMMS_MAX || rest - off < run_len(run))
 			goto short_block;
-		if (!count || first >= h->wk.world_size || count > h->wk.world_size - first) {
+		if (!count || first >= h->wk.world_size || count > h->wk.world_size - first ||
+		    count > h->wk.world_size - *named) {
 			scnprintf(why, why_len, "it said that ranks %u to %u+%u left a world of %u",
 				  first, first, count, h->wk.world_size);
 			return 0;
 		}
+		*named += count;
 		for (r = first; r < first + count; r++) {
 			if (h->rank_host[r] != host) {
 				scnprintf(why, why_len,
@@ -493,7 +499,7 @@ int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u
 		      char *why, size_t why_len)
 {
 	char text[ENCD_MSG_MAX];
-	u32 off, blen;
+	u32 off, blen, named = 0;
 	int err;
 
 	lockdep_assert_held(&h->lock);
@@ -512,7 +518,7 @@ int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u
 		return 0;
 	}
 	for (off = 0; off < len; off += blen) {
-		blen = block_check(h, buf + off, len - off, why, why_len);
+		blen = block_check(h, buf + off, len - off, &named, why, why_len);
 		if (!blen)
 			return -EPROTO;
 	}
