@@ -734,6 +734,9 @@ def a_member_that_lies_fails_the_world_naming_it():
         ("another host's rank in its own block", 2, [1], ["sig"],
          lambda f: to_root(f, P.DEPART, P.depart_block(1, [(0, 1, 0, ())])), (), None,
          ("it said that rank 0 of host 1 left, which is host 0's",)),
+        ("its own rank named more often than the world has ranks", 2, [1], ["sig"],
+         lambda f: to_root(f, P.DEPART, P.depart_block(1, [(1, 1, 0, ())] * 3)), (), None,
+         ("it said that ranks 1 to 1+1 left a world of 2",)),
     ]
     seen = []
     for name, n, fr, hold, act, extra, who, words in lies:
