@@ -84,6 +84,7 @@ def world_of(n):
         held = kernel_memory_kib() - before
         form = (sum(f.stats["root_bytes"] for f in fakes),
                 sum(f.stats["root_frames"] for f in fakes))
+        sent = [own_sends(f) for f in fakes]
         parts = fakes[-1].stats["rx_TABLE"]
 
         # The job ends: every rank leaves. The root's two first, whose
@@ -106,11 +107,17 @@ def world_of(n):
         took_end = time.monotonic() - t_end
         end = (sum(f.stats["root_bytes"] for f in fakes) - form[0],
                sum(f.stats["root_frames"] for f in fakes) - form[1])
+        # What each fake host sent, which passes news down as a kernel
+        # host does: the most, to form the world and to end it.
+        ended = [tuple(b - a for a, b in zip(s0, own_sends(f))) for s0, f in zip(sent, fakes)]
         figures = ("%d ranks on %d hosts formed in %.1f s (a fake host took the table in %d "
                    "parts); the root sent the fake hosts %d bytes in %d frames to form the "
-                   "world, %d bytes in %d frames to end it (%.1f s); kernel memory held "
-                   "%.1f bytes a rank (%+d KiB)" % (
+                   "world, %d bytes in %d frames to end it (%.1f s); a fake host sent at most "
+                   "%d bytes in %d frames to form it, %d bytes in %d frames to end it; kernel "
+                   "memory held %.1f bytes a rank (%+d KiB)" % (
                        n, k + 2, took, parts, form[0], form[1], end[0], end[1], took_end,
+                       max(s[0] for s in sent), max(s[1] for s in sent),
+                       max(e[0] for e in ended), max(e[1] for e in ended),
                        held * 1024.0 / n, held))
         # The issue's bound: a job's end costs the root at most twice what
         # forming the world did, in bytes and in frames.
@@ -122,6 +129,12 @@ def world_of(n):
         for f in fakes:
             f.stop()
         ns.close()
+
+
+def own_sends(f):
+    """(bytes, frames) a fake host has sent, handshakes' bytes included."""
+    return (f.stats["tx_bytes"],
+            sum(v for key, v in f.stats.items() if key.startswith("tx_") and key != "tx_bytes"))
 
 
 def heard(fakes, g, timeout=30):
