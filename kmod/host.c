@@ -581,7 +581,12 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 void encd_host_forwarded(struct encd_host *h)
 {
 	lockdep_assert_held(&h->lock);
-	if (!h->forwarding || (h->state == ENCD_HOST_FORMED && h->subtree_staying))
+	/*
+	 * Not for its own ranks, which are all gone: one that failed on its
+	 * own (out of memory for its comm) leaves no news of its departure.
+	 */
+	if (!h->forwarding || (h->state == ENCD_HOST_FORMED &&
+			       h->subtree_staying > h->hosts[h->index].staying))
 		return;
 	h->forwarding = false;
 	pr_debug("host %u of a world of %u ranks: no ranks, nothing more to pass on (%s)\n",

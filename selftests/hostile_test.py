@@ -1123,6 +1123,8 @@ import collections, signal, socket, struct, sys, time
 addr = (sys.argv[1], int(sys.argv[2]))
 stop = []
 signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+# Ready: a SIGTERM from now on ends the loop and the count is printed.
+print("ready", flush=True)
 # A reset, not a FIN: no TIME_WAIT here, so the flood never runs out of
 # ephemeral ports, nor takes them from the world's own links.
 linger = struct.pack("ii", 1, 0)
@@ -1155,6 +1157,9 @@ class Churn:
                                     (sys.executable, "-c", CHURN, host, str(port_)),
                                     stdout=subprocess.PIPE, text=True)
                    for _ in range(procs)]
+        # A SIGTERM before a process's handler is set kills it silently.
+        for p in self.ps:
+            p.stdout.readline()
         self.opened, self.rate = 0, 0.0
 
     def close(self):
