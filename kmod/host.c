@@ -27,7 +27,6 @@
 #include <crypto/hash.h>
 #include <linux/delay.h>
 #include <linux/memcontrol.h>
-#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -558,8 +557,6 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 		ls = h->listener;
 		h->listener = NULL;
 		h->forwarding = true;
-		/* No file holds the module for it now: it does, until it ends. */
-		__module_get(THIS_MODULE);
 		encd_host_forwarded(h);
 	}
 	mutex_unlock(&h->lock);
@@ -574,9 +571,7 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
  * A host whose ranks all left a formed world passes the news of departures
  * on to its subtree of the host tree (news.c) while ranks of it are left;
  * the root's subtree is the world. Then, or once its world failed, it
- * sends what news waits, and closes everything in the background. Until
- * then it holds the module (rmmod says it is in use); the module's exit
- * waits for the shutdown work queued before the reference goes.
+ * sends what news waits, and closes everything in the background.
  */
 void encd_host_forwarded(struct encd_host *h)
 {
@@ -595,5 +590,4 @@ void encd_host_forwarded(struct encd_host *h)
 	WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
 	h->state = ENCD_HOST_DEAD;
 	encd_link_queue_work(&h->shutdown_work);
-	module_put(THIS_MODULE);
 }
