@@ -75,10 +75,9 @@ fail() {
 }
 
 # The limit a kselftest settings file sets ("timeout=N"), if it sets one.
-# rmmod encd, for up to 5 s: a host whose ranks all left holds the module
-# while it passes news on to its subtree, and one whose peers just went
-# (a test's fake hosts, stopped as it ends) lets go once its link work has
-# run, a moment later.
+# rmmod encd, for up to 5 s: the module is in use for a moment after a
+# program whose peers (a test's fake hosts, stopped as it ends) went just
+# before it exited, until the hosts' link work has seen them go.
 unload_encd() {
 	local tries=50
 	while [ "$tries" -gt 0 ]; do
