@@ -26,8 +26,6 @@
 
 /* What this host knows of one departed rank. */
 struct encd_departed {
-	int err;
-	u32 reason;			/* enum encd_reason */
 	u32 seq;			/* in the order the news came */
 	bool settled;			/* all it sent here has come */
 	u32 told_by;			/* the member that passed the news on, or none */
@@ -168,8 +166,8 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 		if (!encd_lbarrier_broken(node))
 			return false;
 		dr = departed(h, h->dep.first_rank);
-		why->err = dr ? dr->err : -ECONNABORTED;
-		why->reason = dr ? dr->reason : ENCD_REASON_DEPARTED;
+		why->err = -ECONNABORTED;
+		why->reason = ENCD_REASON_DEPARTED;
 		if (dr)
 			encd_departure_text(why->msg, sizeof(why->msg), h->dep.first_rank,
 					    dr->told_by);
@@ -182,8 +180,8 @@ bool encd_departure_blocker(struct encd_host *h, struct encd_node *node, enum en
 	if (rank == ENCD_WIRE_NO_RANK)
 		return false;
 	dr = departed(h, rank);
-	why->err = dr->err;
-	why->reason = dr->reason;
+	why->err = -ECONNABORTED;
+	why->reason = ENCD_REASON_DEPARTED;
 	encd_departure_text(why->msg, sizeof(why->msg), rank, dr->told_by);
 	return true;
 }
@@ -234,8 +232,6 @@ int encd_departure_note(struct encd_host *h, u32 rank, u32 barriers,
 		dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
 		if (!dr)
 			return -ENOMEM;
-		dr->err = -ECONNABORTED;
-		dr->reason = ENCD_REASON_DEPARTED;
 		dr->seq = h->dep.n;
 		dr->settled = false;
 		dr->told_by = told_by;
