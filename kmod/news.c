@@ -258,6 +258,13 @@ static bool is_kid(struct encd_link **kids, u32 n_kids, struct encd_link *l)
 	return false;
 }
 
+/* News that could not be kept or sent: the world fails, as it would without it. */
+static void news_no_memory(struct encd_host *h)
+{
+	encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, ENCD_WIRE_NO_RANK, true,
+			     "out of memory for the news of departures");
+}
+
 /**
  * encd_news_flush() - sends the news that waits: this host's own, and what
  *	goes down the tree
@@ -282,8 +289,7 @@ void encd_news_flush(struct encd_host *h)
 	if (!frame || own_blocks(h, &mine)) {
 		kvfree(frame);
 		buf_reset(&mine);
-		encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, ENCD_WIRE_NO_RANK, true,
-				     "out of memory for the news of departures");
+		news_no_memory(h);
 		goto out;
 	}
 	/* A child hears this host's own news and what goes down in the same frames. */
@@ -431,8 +437,7 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 	 */
 	if (pass_on && encd_tree_child(h->index, h->n_hosts, 0) != h->n_hosts) {
 		if (buf_reserve(&h->news.down, blen)) {
-			encd_host_fail_world(h, -ENOMEM, ENCD_REASON_NO_MEMORY, ENCD_WIRE_NO_RANK,
-					     true, "out of memory for the news of departures");
+			news_no_memory(h);
 			return 0;
 		}
 		memcpy(h->news.down.data + h->news.down.len, b, blen);
