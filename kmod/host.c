@@ -27,6 +27,7 @@
 #include <crypto/hash.h>
 #include <linux/delay.h>
 #include <linux/memcontrol.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -557,6 +558,8 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 		ls = h->listener;
 		h->listener = NULL;
 		h->forwarding = true;
+		/* No file holds the module for it now: it does, until it ends. */
+		__module_get(THIS_MODULE);
 		encd_host_forwarded(h);
 	}
 	mutex_unlock(&h->lock);
@@ -571,7 +574,9 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
  * A host whose ranks all left a formed world passes the news of departures
  * on to its subtree of the host tree (news.c) while ranks of it are left;
  * the root's subtree is the world. Then, or once its world failed, it
- * sends what news waits, and closes everything in the background.
+ * sends what news waits, and closes everything in the background. Until
+ * then it holds the module (rmmod says it is in use); the module's exit
+ * waits for the shutdown work queued before the reference goes.
  */
 void encd_host_forwarded(struct encd_host *h)
 {
@@ -590,4 +595,5 @@ void encd_host_forwarded(struct encd_host *h)
 	WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
 	h->state = ENCD_HOST_DEAD;
 	encd_link_queue_work(&h->shutdown_work);
+	module_put(THIS_MODULE);
 }
