@@ -25,10 +25,11 @@ def case(fn):
     return fn
 
 
-def start(ns, sizes, started, timeout_ms=60000, text_root=False):
+def start(ns, sizes, started, timeout_ms=60000, text_root=False, others_ms=None):
     """A world of sum(sizes) ranks, sizes[i] of them on host i (the root's
     host is 0), each a `world check`; only the ranks in @started run. With
-    @text_root rank 0 prints its report as text: (ranks, rank 0's Popen)."""
+    @text_root rank 0 prints its report as text: (ranks, rank 0's Popen).
+    The other ranks wait @others_ms (default @timeout_ms)."""
     n = sum(sizes)
     root = "%s:%d" % (Netns.addr(1), port())
     extra = ["--barriers", str(BARRIERS)]
@@ -42,7 +43,8 @@ def start(ns, sizes, started, timeout_ms=60000, text_root=False):
                      "--timeout-ms", str(timeout_ms), "--secret-file", SECRET_FILE] + extra,
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             elif g in started:
-                ranks.append(Rank(g, g, n, root, timeout_ms, extra, secret=True,
+                wait_ms = timeout_ms if g == 0 else others_ms or timeout_ms
+                ranks.append(Rank(g, g, n, root, wait_ms, extra, secret=True,
                                   netns=ns.names[i], verb="check"))
             g += 1
     return ranks, proc
@@ -104,7 +106,10 @@ def a_host_held_back_is_named_by_its_missing_ranks():
     sizes = [2, 2]
     ns = Netns(len(sizes))
     try:
-        ranks, _ = start(ns, sizes, [0, 1], timeout_ms=3000)
+        # Each rank's deadline runs from its own call: rank 1 waits longer,
+        # or it might give up first, and its leaving would fail rank 0's
+        # world before rank 0's deadline named the missing ranks.
+        ranks, _ = start(ns, sizes, [0, 1], timeout_ms=3000, others_ms=20000)
         finish(ranks)
         rep = ranks[0].res
         if ranks[0].ok or rep["rc"] != 1 or rep.get("status") != "NRT_TIMEOUT":
@@ -117,7 +122,8 @@ def a_host_held_back_is_named_by_its_missing_ranks():
             return False, rep["error"]
         if ranks[1].ok or not ranks[1].error.startswith("world check: rank 1: "):
             return False, "rank 1: %s" % ranks[1].error
-        ranks, proc = start(ns, sizes, [0, 1], timeout_ms=3000, text_root=True)
+        ranks, proc = start(ns, sizes, [0, 1], timeout_ms=3000, text_root=True,
+                            others_ms=20000)
         out, err = proc.communicate(timeout=60)
         finish(ranks)
         show(out + err)
