@@ -487,7 +487,10 @@ void encd_host_shutdown_work(struct work_struct *w)
 
 /*
  * A rank of the world left. One whose world formed departs (departure.c):
- * what it completed stands. Otherwise it fails the world for everyone.
+ * what it completed stands. So does one of the table's that failed on its
+ * own in a formed world (out of memory for its comm): every host counts
+ * the ranks staying, and a host passing news on waits for its news.
+ * Otherwise it fails the world for everyone.
  * Before the table, only the root knows whether a rank it heard of was one
  * of the world's (it may have refused it): a host names the rank to the
  * root, which decides. A rank the root has not heard of yet fails this
@@ -500,12 +503,15 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 	struct encd_why left = { .err = -ECONNABORTED, .reason = ENCD_REASON_DEPARTED };
 	char *text = left.msg;
 
+	if (h->state == ENCD_HOST_FORMED && h->rank_host[r->id] == h->index &&
+	    (r->state == ENCD_RANK_FORMED || r->state == ENCD_RANK_FAILED)) {
+		encd_departure_local(h, r->id, barriers, formed);
+		return;
+	}
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
 	encd_departure_text(text, sizeof(left.msg), r->id, ENCD_WIRE_NO_RANK);
-	if (r->state == ENCD_RANK_FORMED && h->state == ENCD_HOST_FORMED)
-		encd_departure_local(h, r->id, barriers, formed);
-	else if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
+	if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, r->id, true, "%s",
 				     text);
 	else if (unsent)
