@@ -486,6 +486,7 @@ struct encd_news {
 	struct encd_news_buf own;	/* runs of this host's ranks */
 	size_t own_last;		/* the last run's offset in @own */
 	struct encd_news_buf down;	/* blocks to pass to its children */
+	bool parent_gone;		/* no news comes down the tree any more */
 };
 
 /* One other host of a formed world, by its index in the table. */
@@ -895,6 +896,8 @@ void encd_news_destroy(struct encd_host *h);
 int encd_news_local(struct encd_host *h, u32 rank, u32 barriers,
 		    const struct encd_departure_list *l);
 void encd_news_flush(struct encd_host *h);
+void encd_news_link_gone(struct encd_host *h, struct encd_link *l);
+bool encd_news_passes_on(struct encd_host *h);
 void encd_news_work(struct work_struct *w);
 int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u32 len,
 		      char *why, size_t why_len);

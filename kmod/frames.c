@@ -109,23 +109,14 @@ int encd_host_link_up(struct encd_host *h, struct encd_link *l)
 	return 0;
 }
 
-/**
- * encd_host_link_down() - a link failed or its peer closed it
- * @h: this host; the caller holds its lock
- * @l: the link, still on the host's list (the caller closes it next)
- * @err: why, as a negative errno
- * @why: why, in words
- *
+/*
  * A stranger's connection going means nothing. A link of the world going
  * means its peer host is gone or misbehaved: the world fails, naming it.
  */
-void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+static void link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
 {
 	char who[96];
 
-	lockdep_assert_held(&h->lock);
-	if (err > 0 || !err)
-		err = -ECONNRESET;
 	if (l == h->uplink) {
 		h->uplink = NULL;
 		h->uplink_up = false;
@@ -175,6 +166,27 @@ void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
 	encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, true,
 			     "%s went away: %s", who, why);
+}
+
+/**
+ * encd_host_link_down() - a link failed or its peer closed it
+ * @h: this host; the caller holds its lock
+ * @l: the link, still on the host's list (the caller closes it next)
+ * @err: why, as a negative errno
+ * @why: why, in words
+ *
+ * A host passing news on without ranks ends once its parent in the host
+ * tree, or its last child, is gone: no news is left to come, or nobody to
+ * pass it to.
+ */
+void encd_host_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
+{
+	lockdep_assert_held(&h->lock);
+	if (err > 0 || !err)
+		err = -ECONNRESET;
+	encd_news_link_gone(h, l);
+	link_down(h, l, err, why);
+	encd_host_forwarded(h);
 }
 
 /**

@@ -579,20 +579,19 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
  *
  * A host whose ranks all left a formed world passes the news of departures
  * on to its subtree of the host tree (news.c) while ranks of it are left;
- * the root's subtree is the world. Then, or once its world failed, it
- * sends what news waits, and closes everything in the background. Until
+ * the root's subtree is the world. Then, once its world failed, or once no
+ * news can come to it or go from it (its parent, or its last child, went),
+ * it sends what news waits, and closes everything in the background. Until
  * then it holds the module (rmmod says it is in use); the module's exit
  * waits for the shutdown work queued before the reference goes.
  */
 void encd_host_forwarded(struct encd_host *h)
 {
 	lockdep_assert_held(&h->lock);
-	/*
-	 * Not for its own ranks, which are all gone: one that failed on its
-	 * own (out of memory for its comm) leaves no news of its departure.
-	 */
+	/* Not for its own ranks, which are all gone. */
 	if (!h->forwarding || (h->state == ENCD_HOST_FORMED &&
-			       h->subtree_staying > h->hosts[h->index].staying))
+			       h->subtree_staying > h->hosts[h->index].staying &&
+			       encd_news_passes_on(h)))
 		return;
 	h->forwarding = false;
 	pr_debug("host %u of a world of %u ranks: no ranks, nothing more to pass on (%s)\n",

@@ -392,6 +392,38 @@ static bool from_parent(struct encd_host *h, struct encd_link *l)
 	return encd_link_peer(l) == parent && encd_link_token(l) == h->token;
 }
 
+/**
+ * encd_news_link_gone() - a link of this host is closing
+ * @h: this host; the caller holds its lock
+ * @l: the link
+ *
+ * Its parent in the host tree closes a link only as it goes: no news comes
+ * down to this host any more.
+ */
+void encd_news_link_gone(struct encd_host *h, struct encd_link *l)
+{
+	lockdep_assert_held(&h->lock);
+	if (h->rank_host && h->index && encd_link_up(l) && !encd_link_awaits_first(l) &&
+	    from_parent(h, l))
+		h->news.parent_gone = true;
+}
+
+/**
+ * encd_news_passes_on() - whether this host may still pass news on
+ * @h: this host, formed; the caller holds its lock
+ *
+ * Return: whether news may still come down to it, and a child of it in the
+ * host tree still hear it.
+ */
+bool encd_news_passes_on(struct encd_host *h)
+{
+	struct encd_link *kids[2];
+	u32 kid[2];
+
+	lockdep_assert_held(&h->lock);
+	return !h->news.parent_gone && child_links(h, kids, kid);
+}
+
 /* Takes one checked block that came on @l. Return: 0, or -EPROTO with @why. */
 static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32 blen,
 		      char *why, size_t why_len)
