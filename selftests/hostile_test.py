@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
                         kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
-                        wait_until, main)
+                        stop, wait_until, main)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -318,6 +318,49 @@ def news_a_parent_passes_on_names_the_parent():
     finally:
         f.stop()
         finish(ranks)
+
+
+@case
+def a_rankless_host_stops_passing_news_on_when_its_parent_goes():
+    """A host whose ranks all left passes news down the host tree while
+    ranks of its subtree stay; once its parent is gone no news can come,
+    and it ends. Each kernel rank is its own host (--force-tcp); host 3's
+    parent is host 1 and its child host 7, both fake members. Rank 3
+    leaves; host 1's rank departs, and host 1 closes its links: host 3
+    closes its link to host 7 at once, while rank 7 stays and the world
+    stands (nobody hears of a failure)."""
+    n, root = 8, loopback()
+    extra = ["--force-tcp", "--hold", "600"]
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    parent = P.FakeHost(root, n, [1], KEY, name="parent").start()
+    child = P.FakeHost(root, n, [7], KEY, name="child").start()
+    ranks = [r0] + [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in range(2, 7)]
+    try:
+        for r in ranks:
+            r.wait_printed(60)
+        if not all(r.ok for r in ranks) or not child.wait("formed", 20):
+            return False, "the world never formed: %s" % errors(ranks)
+        r3 = ranks[2]
+        r3.kill()
+        r3.wait()
+        parent.call(parent.depart)
+        # The root has its word before its control link goes.
+        time.sleep(0.5)
+        went = time.monotonic()
+        parent.stop()
+        gone = child.wait(lambda e: e["ev"] == "link_closed" and e.get("host") == 3, 10)
+        if not gone:
+            return False, "host 3 still passes news on with its parent gone"
+        if child.failed:
+            return False, "the world failed: %s" % child.failed
+        return True, "host 3 closed its link to host 7 %.2f s after its parent went" % (
+            gone["t"] - went)
+    finally:
+        parent.stop()
+        child.stop()
+        stop(ranks)
 
 
 @case
