@@ -18,7 +18,8 @@ did, and then every rank left it (the job's end), every fake host hearing
 of every kernel rank's departure and the root closing its links once all
 had left, having sent the fake hosts at most twice the bytes and frames
 to end the world that it sent them to form it (the root's control links
-and its data links to them, as the fake hosts counted). It prints the
+and its data links to them, as the fake hosts counted), and every fake
+host likewise what it sent. It prints the
 time to form and end, those counts, and the kernel memory (Slab +
 VmallocUsed, caches dropped) the two kernel hosts spent per world rank
 while the world stood.
@@ -123,6 +124,13 @@ def world_of(n):
         # forming the world did, in bytes and in frames.
         if end[0] > 2 * form[0] or end[1] > 2 * form[1]:
             return False, "the end cost more than twice the formation: " + figures
+        # And every fake host's, which passes its parent's news on to its
+        # children as a kernel host does.
+        for f, s0, e in zip(fakes, sent, ended):
+            if e[0] > 2 * s0[0] or e[1] > 2 * s0[1]:
+                return False, "%s (host %s) sent %d bytes in %d frames to end the world, " \
+                    "%d in %d to form it: %s" % (f.name, f.index, e[0], e[1], s0[0], s0[1],
+                                                figures)
         return True, figures
     finally:
         stop(ranks)
