@@ -4,8 +4,9 @@
  *
  * A rank that leaves its formed world departs rather than fails it: what it
  * completed stands (rules.h has the rules, and why). This file is their one
- * owner: it records who departed, which departures are settled here, what
- * each departed rank formed and how many barriers of each comm it completed;
+ * owner: it records who departed (in runs of consecutive ranks, as the news
+ * names them), which departures are settled here, what each departed rank
+ * formed and how many barriers of each comm it completed;
  * it counts the ranks still staying on each host and in this host's
  * subtree of the host tree; and it answers the one question every waiter
  * asks, through encd_departure_blocks(): does a departure block what I wait
@@ -24,18 +25,29 @@
 #include "rules.h"
 #include "schedule.h"
 
-/* What this host knows of one departed rank. */
+/*
+ * What this host knows of a run of departed ranks: consecutive ranks that
+ * one piece of news named together, having completed the same. At a job's
+ * end that is a run or a few a host, not a record a rank. Runs never
+ * overlap; the xarray has each under its last rank.
+ */
 struct encd_departed {
+	u32 first, count;		/* its ranks */
 	u32 seq;			/* in the order the news came */
-	bool settled;			/* all it sent here has come */
+	bool settled;			/* all they sent here has come */
 	u32 told_by;			/* the member that passed the news on, or none */
 	u32 barriers;			/* of the world's comm */
 	u32 n_comms;
 	struct encd_departed_comm {
 		u32 tag;
 		u32 barriers;
-	} comms[];			/* the replica groups' comms it had formed */
+	} comms[];			/* the replica groups' comms they had formed */
 };
+
+static u32 last_of(const struct encd_departed *dr)
+{
+	return dr->first + dr->count - 1;
+}
 
 /**
  * encd_departures_init() - a host's departures, none yet
@@ -82,9 +94,22 @@ void encd_departure_text(char *text, size_t size, u32 rank, u32 told_by)
 		scnprintf(text + n, size - n, " (news passed on by host %u)", told_by);
 }
 
+/* The run at or after @rank, within the world, or NULL. */
+static struct encd_departed *run_from(struct encd_host *h, u32 rank)
+{
+	unsigned long i = rank;
+
+	if (rank >= h->wk.world_size)
+		return NULL;
+	return xa_find(&h->dep.ranks, &i, h->wk.world_size - 1, XA_PRESENT);
+}
+
+/* The run @rank departed in, or NULL. */
 static struct encd_departed *departed(struct encd_host *h, u32 rank)
 {
-	return rank < h->wk.world_size ? xa_load(&h->dep.ranks, rank) : NULL;
+	struct encd_departed *dr = run_from(h, rank);
+
+	return dr && dr->first <= rank ? dr : NULL;
 }
 
 /* What @dr means for @node's comm: rules.h decides with it. */
@@ -202,69 +227,143 @@ bool encd_departure_host_left(struct encd_host *h, u32 index)
 	       !h->hosts[index].staying;
 }
 
+static struct encd_departed *run_new(u32 first, u32 count, u32 n_comms)
+{
+	struct encd_departed *dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
+
+	if (dr) {
+		dr->first = first;
+		dr->count = count;
+		dr->n_comms = n_comms;
+	}
+	return dr;
+}
+
+/*
+ * Cuts @dr before @at, one of its ranks but the first: the ranks from @at
+ * on get a record of their own, alike. Return: 0, or -ENOMEM with @dr as
+ * it was.
+ */
+static int run_split(struct encd_host *h, struct encd_departed *dr, u32 at)
+{
+	struct encd_departed *tail = run_new(at, last_of(dr) - at + 1, dr->n_comms);
+
+	if (!tail)
+		return -ENOMEM;
+	tail->seq = dr->seq;
+	tail->settled = dr->settled;
+	tail->told_by = dr->told_by;
+	tail->barriers = dr->barriers;
+	memcpy(tail->comms, dr->comms, flex_array_size(dr, comms, dr->n_comms));
+	/* The head's new slot first: only a new slot needs memory. */
+	if (xa_err(xa_store(&h->dep.ranks, at - 1, dr, GFP_KERNEL_ACCOUNT))) {
+		kvfree(tail);
+		return -ENOMEM;
+	}
+	xa_store(&h->dep.ranks, last_of(dr), tail, GFP_KERNEL_ACCOUNT);
+	dr->count = at - dr->first;
+	return 0;
+}
+
+/* The first news of ranks @first .. @first + @count - 1, all one host's. */
+static int run_record(struct encd_host *h, u32 first, u32 count, u32 barriers,
+		      const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
+		      u32 told_by)
+{
+	struct encd_departed *dr = run_new(first, count, n_comms), *world;
+	u32 i, host = h->rank_host[first];
+
+	if (!dr)
+		return -ENOMEM;
+	dr->seq = h->dep.n;
+	dr->settled = settles;
+	dr->told_by = told_by;
+	dr->barriers = barriers;
+	for (i = 0; i < n_comms; i++) {
+		dr->comms[i].tag = be32_to_cpu(comms[i].tag);
+		dr->comms[i].barriers = be32_to_cpu(comms[i].barriers);
+	}
+	if (xa_err(xa_store(&h->dep.ranks, last_of(dr), dr, GFP_KERNEL_ACCOUNT))) {
+		kvfree(dr);
+		return -ENOMEM;
+	}
+	if (!h->dep.n)
+		h->dep.first_rank = first;
+	h->dep.n += count;
+	h->hosts[host].staying -= count;
+	if (encd_tree_within(h->index, host))
+		h->subtree_staying -= count;
+	world = departed(h, h->dep.world_rank);
+	if (!world || barriers < world->barriers)
+		h->dep.world_rank = first;
+	pr_debug("host %u of a world of %u ranks: ranks %u+%u departed (%u barriers, %u comms; %u left in its subtree)\n",
+		 h->index, h->wk.world_size, first, count, barriers, n_comms, h->subtree_staying);
+	return 0;
+}
+
 /**
- * encd_departure_note() - news of a departure: records it, or settles it
+ * encd_departure_note() - news of departures: records them, or settles them
  * @h: this host, formed; the caller holds its lock
- * @rank: the rank, of the world
- * @barriers: the world barriers it completed
- * @comms: the replica groups' comms it formed, as the wire has them
+ * @first: the first rank, of the world
+ * @count: how many consecutive ranks, all of one host (news.c checks)
+ * @barriers: the world barriers each completed
+ * @comms: the replica groups' comms each formed, as the wire has them
  * @n_comms: how many
- * @settles: whether this news settles it (rules.h)
+ * @settles: whether this news settles them (rules.h)
  * @told_by: who passed the news on (encd_departure_text())
  *
- * The first news records it; later news may only settle it. Every local
- * rank's waiters then ask again.
+ * The first news of a rank records it; later news may only settle it.
+ * Every local rank's waiters then ask again.
  *
- * Return: 1 for the first news of it, 0 for later news, or -ENOMEM.
+ * Return: how many of the ranks were not heard of before, or -ENOMEM.
  */
-int encd_departure_note(struct encd_host *h, u32 rank, u32 barriers,
+int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
 			u32 told_by)
 {
-	struct encd_departed *dr = departed(h, rank), *world;
-	struct encd_rank *r;
+	u32 end = first + count, r = first, upto, fresh = 0;
+	struct encd_departed *dr;
+	bool settled = false;
+	struct encd_rank *rk;
 	unsigned long id;
-	bool first = !dr;
-	u32 i, host;
+	int err;
 
 	lockdep_assert_held(&h->lock);
-	if (first) {
-		dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
-		if (!dr)
-			return -ENOMEM;
-		dr->seq = h->dep.n;
-		dr->settled = false;
-		dr->told_by = told_by;
-		dr->barriers = barriers;
-		dr->n_comms = n_comms;
-		for (i = 0; i < n_comms; i++) {
-			dr->comms[i].tag = be32_to_cpu(comms[i].tag);
-			dr->comms[i].barriers = be32_to_cpu(comms[i].barriers);
+	for (; r < end; r = upto) {
+		dr = run_from(h, r);
+		if (!dr || dr->first > r) {
+			upto = dr ? min(end, dr->first) : end;
+			err = run_record(h, r, upto - r, barriers, comms, n_comms, settles, told_by);
+			if (err)
+				return err;
+			fresh += upto - r;
+			continue;
 		}
-		if (xa_err(xa_store(&h->dep.ranks, rank, dr, GFP_KERNEL_ACCOUNT))) {
-			kvfree(dr);
-			return -ENOMEM;
+		upto = min(end, last_of(dr) + 1);
+		if (!settles || dr->settled)
+			continue;
+		/* Settles only the ranks it names: a run may part. */
+		if (r > dr->first) {
+			err = run_split(h, dr, r);
+			if (err)
+				return err;
+			dr = departed(h, r);
 		}
-		if (!h->dep.n++)
-			h->dep.first_rank = rank;
-		host = h->rank_host[rank];
-		h->hosts[host].staying--;
-		if (encd_tree_within(h->index, host))
-			h->subtree_staying--;
-		world = departed(h, h->dep.world_rank);
-		if (!world || barriers < world->barriers)
-			h->dep.world_rank = rank;
-		pr_debug("host %u of a world of %u ranks: rank %u departed (%u barriers, %u comms; %u left in its subtree)\n",
-			 h->index, h->wk.world_size, rank, barriers, n_comms, h->subtree_staying);
+		if (upto <= last_of(dr)) {
+			err = run_split(h, dr, upto);
+			if (err)
+				return err;
+		}
+		dr->settled = true;
+		settled = true;
 	}
-	if (!first && (dr->settled || !settles))
+	if (!fresh && !settled)
 		return 0;
-	dr->settled |= settles;
-	xa_for_each(&h->ranks, id, r)
-		encd_engine_departure(r);
-	if (first)
+	xa_for_each(&h->ranks, id, rk)
+		encd_engine_departure(rk);
+	if (fresh)
 		encd_host_forwarded(h);
-	return first;
+	return fresh;
 }
 
 static int count_formed(struct encd_node *node, void *arg)
@@ -349,7 +448,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 	int ret;
 
 	lockdep_assert_held(&h->lock);
-	ret = l->err ?: encd_departure_note(h, rank, barriers, l->comms, l->n,
+	ret = l->err ?: encd_departure_note(h, rank, 1, barriers, l->comms, l->n,
 					    encd_news_settles(ENCD_NEWS_LOCAL, false),
 					    ENCD_WIRE_NO_RANK);
 	if (ret > 0)

@@ -468,7 +468,7 @@ enum encd_host_state {
  * lock.
  */
 struct encd_departures {
-	struct xarray ranks;		/* rank -> its struct encd_departed */
+	struct xarray ranks;		/* a run's last rank -> the run (departure.c) */
 	u32 n;
 	u32 first_rank;			/* the first heard of, for local barriers */
 	u32 world_rank;			/* the one that completed the fewest world barriers */
@@ -886,7 +886,7 @@ u32 encd_departure_collect(struct encd_rank *r, struct encd_departure_list *l);
 void encd_departure_list_free(struct encd_departure_list *l);
 void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
-int encd_departure_note(struct encd_host *h, u32 rank, u32 barriers,
+int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
 			u32 told_by);
 

@@ -430,7 +430,7 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 {
 	const struct encd_wire_depart_block *blk = (const void *)b;
 	u32 host = be32_to_cpu(blk->host), n_news = be32_to_cpu(blk->n_news);
-	u32 told_by = ENCD_WIRE_NO_RANK, i, r, off, peer;
+	u32 told_by = ENCD_WIRE_NO_RANK, i, first, off, peer;
 	const struct encd_wire_depart_run *run;
 	enum encd_news_via via = ENCD_NEWS_ROOT;
 	bool news_here, pass_on;
@@ -483,19 +483,18 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 	off = sizeof(*blk) + news_len(n_news);
 	for (i = 0; i < be32_to_cpu(blk->n_runs); i++, off += run_len(run)) {
 		run = (const void *)(b + off);
-		for (r = be32_to_cpu(run->first);
-		     r < be32_to_cpu(run->first) + be32_to_cpu(run->count); r++) {
-			/* Failed, or shut down: it had nothing more to pass on. */
-			if (h->state != ENCD_HOST_FORMED)
-				return 0;
-			ret = encd_departure_note(h, r, be32_to_cpu(run->barriers), run->comms,
-						  be32_to_cpu(run->n_comms),
-						  encd_news_settles(via, news_here), told_by);
-			if (ret < 0) {
-				encd_host_fail_world(h, ret, encd_reason_of(ret), r, true,
-						     "out of memory for the departure of rank %u", r);
-				return 0;
-			}
+		/* Failed, or shut down: it had nothing more to pass on. */
+		if (h->state != ENCD_HOST_FORMED)
+			return 0;
+		first = be32_to_cpu(run->first);
+		ret = encd_departure_note(h, first, be32_to_cpu(run->count),
+					  be32_to_cpu(run->barriers), run->comms,
+					  be32_to_cpu(run->n_comms),
+					  encd_news_settles(via, news_here), told_by);
+		if (ret < 0) {
+			encd_host_fail_world(h, ret, encd_reason_of(ret), first, true,
+					     "out of memory for the departure of rank %u", first);
+			return 0;
 		}
 	}
 	return 0;
