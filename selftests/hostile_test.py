@@ -1223,9 +1223,10 @@ def unprivileged_processes_flooding_the_root_with_connections_lose_nothing():
     as fast as they can for the whole formation of an 8-host world: the
     root drops world links still in their handshake with the strangers'
     (it cannot tell them apart: one address), and a link cut off before
-    WELCOME connects again having sent nothing. The world forms within
-    twice its time alone; never a rank waiting for its deadline on a
-    message thrown away."""
+    WELCOME connects again having sent nothing (50 ms later, then 500).
+    The world forms, never a rank waiting for its deadline (60 s) on a
+    message thrown away; how much longer than alone it took is a figure,
+    printed, not a bound: it is as many retries as the flood cut off."""
     more_files()
     t_base, why = baseline_world(8)
     if not t_base:
@@ -1249,7 +1250,8 @@ def unprivileged_processes_flooding_the_root_with_connections_lose_nothing():
     # Each flood opened more connections than the root serves in their
     # handshake at once (64), so the root dropped some: the flood was real
     # in every lane, however slow (the debug kernel's is a tenth of 6.1's).
-    return min(runs) < 2 * t_base and all(f.opened > 64 for f in floods), fig
+    # A message thrown away would have held a rank to its deadline.
+    return max(runs) < 10 and all(f.opened > 64 for f in floods), fig
 
 
 # --- one protocol, agreed up front ---
