@@ -78,6 +78,7 @@ def world_of(n):
         took = time.monotonic() - t0
         bad = [r for r in ranks if not r.ok]
         if bad:
+            tell(fakes, ranks)
             return False, "rank %d: %s" % (bad[0].gid, bad[0].error)
         if not all(formed):
             f = fakes[formed.index(None)]
@@ -143,6 +144,19 @@ def own_sends(f):
     """(bytes, frames) a fake host has sent, handshakes' bytes included."""
     return (f.stats["tx_bytes"],
             sum(v for key, v in f.stats.items() if key.startswith("tx_") and key != "tx_bytes"))
+
+
+def tell(fakes, ranks):
+    """What every fake host and kernel rank saw last, and what the kernel
+    said: for a world that did not form."""
+    for f in fakes:
+        print("# %s (host %s, formed %s): %s" % (
+            f.name, f.index, f.formed, [(e["ev"], e.get("host"), e.get("why"))
+                                        for e in f.events[-8:]]))
+    for r in ranks:
+        print("# rank %d: %s" % (r.gid, r.error if not r.ok else "formed"))
+    for line in [x for x in sh("dmesg").stdout.splitlines() if "encd" in x][-30:]:
+        print("# " + line)
 
 
 def heard(fakes, g, timeout=30):
