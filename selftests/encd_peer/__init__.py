@@ -53,5 +53,5 @@ from .link import mac, world_key, bind_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,
                        ceil_log2, dissem_to, dissem_from, jhash2, node_tag)
 from .fakehost import (LEFT, OWN_DEADLINE_S, VALIDATING, BROADCASTING, CONNECTING, READY, FAILED,
-                       START_BATCH, LOCAL_BATCH, HOLD_KINDS, Node, FakeHost, parse_ranks, main)
+                       TURN_S, HOLD_KINDS, Node, FakeHost, parse_ranks, main)
 from .relay import Relay, socket_in_netns

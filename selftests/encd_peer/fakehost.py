@@ -28,10 +28,12 @@ LEFT = ("rank %d (global device %d) left the world: its comm was released or its
 # (HANDSHAKE_S): a Python host under TCG is slow, and it is not what is tested.
 OWN_DEADLINE_S = 10.0
 VALIDATING, BROADCASTING, CONNECTING, READY, FAILED = range(5)
-# World nodes a FakeHost starts, and local messages it hands over, in one
-# turn of its loop (_start_worlds(), _run_local()).
-START_BATCH = 512
-LOCAL_BATCH = 2048
+# The most of one turn of its loop a FakeHost spends starting world nodes,
+# or handing over messages between its own ranks (_start_worlds(),
+# _run_local()): by the clock, not by count, so that in every lane, the
+# debug kernel's under TCG too, it answers a kernel's handshake (2 s, a
+# few turns) while a host of thousands of ranks starts.
+TURN_S = 0.02
 HOLD_KINDS = ("join", "register", "sig", "uid", "ring", "barrier", "table", "challenge")
 
 
@@ -875,16 +877,20 @@ class FakeHost:
                 self._close(q, why=str(e))
         self._start_worlds(list(self.ranks))
 
-    def _start_worlds(self, ranks):
-        """Starts the world nodes of ranks, START_BATCH in a turn of the
-        loop: a host of thousands of ranks (in Python, under emulation) so
-        still answers a kernel's handshake within its 2 s while it starts
-        them."""
-        for r in ranks[:START_BATCH]:
-            self._start_world(r)
+    def _start_worlds(self, ranks, i=0):
+        """Starts the world nodes of ranks from the i-th, for TURN_S of a
+        turn of the loop: a host of thousands of ranks (in Python, under
+        emulation) so still answers a kernel's handshake within its 2 s
+        while it starts them."""
+        end = time.monotonic() + TURN_S
+        while i < len(ranks):
+            self._start_world(ranks[i])
+            i += 1
+            if time.monotonic() >= end:
+                break
         self._run_local()
-        if len(ranks) > START_BATCH:
-            self.later(0, lambda: self._start_worlds(ranks[START_BATCH:]))
+        if i < len(ranks):
+            self.later(0, lambda: self._start_worlds(ranks, i))
 
     def _send_table(self, c, payload):
         held = self.hold.get("table")
@@ -959,14 +965,15 @@ class FakeHost:
                         route(src, dst, tag, attempt) + body)
 
     def _run_local(self):
-        """Hands over messages between this host's ranks, LOCAL_BATCH at
+        """Hands over messages between this host's ranks, for TURN_S at
         most: the loop runs the rest in its next turns, looking at the
         sockets in between (see _start_worlds())."""
         q = self.localq
-        for _ in range(LOCAL_BATCH):
-            if not q:
-                return
+        end = time.monotonic() + TURN_S
+        while q:
             self._deliver(*q.popleft())
+            if time.monotonic() >= end:
+                return
 
     def _deliver(self, typ, src, dst, tag, attempt, body):
         node = self.nodes.get((dst, tag))
