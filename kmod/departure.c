@@ -17,6 +17,7 @@
  *
  * Locking: everything here is its host's, under the host's lock.
  */
+#include <linux/err.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -227,42 +228,29 @@ bool encd_departure_host_left(struct encd_host *h, u32 index)
 	       !h->hosts[index].staying;
 }
 
-static struct encd_departed *run_new(u32 first, u32 count, u32 n_comms)
-{
-	struct encd_departed *dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
-
-	if (dr) {
-		dr->first = first;
-		dr->count = count;
-		dr->n_comms = n_comms;
-	}
-	return dr;
-}
-
 /*
  * Cuts @dr before @at, one of its ranks but the first: the ranks from @at
- * on get a record of their own, alike. Return: 0, or -ENOMEM with @dr as
- * it was.
+ * on get a record of their own, a copy of @dr's but for its ranks.
+ * Return: that record, or ERR_PTR(-ENOMEM) with @dr as it was.
  */
-static int run_split(struct encd_host *h, struct encd_departed *dr, u32 at)
+static struct encd_departed *run_split(struct encd_host *h, struct encd_departed *dr, u32 at)
 {
-	struct encd_departed *tail = run_new(at, last_of(dr) - at + 1, dr->n_comms);
+	size_t size = struct_size(dr, comms, dr->n_comms);
+	struct encd_departed *tail = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 
 	if (!tail)
-		return -ENOMEM;
-	tail->seq = dr->seq;
-	tail->settled = dr->settled;
-	tail->told_by = dr->told_by;
-	tail->barriers = dr->barriers;
-	memcpy(tail->comms, dr->comms, flex_array_size(dr, comms, dr->n_comms));
+		return ERR_PTR(-ENOMEM);
+	memcpy(tail, dr, size);
+	tail->first = at;
+	tail->count = last_of(dr) - at + 1;
 	/* The head's new slot first: only a new slot needs memory. */
 	if (xa_err(xa_store(&h->dep.ranks, at - 1, dr, GFP_KERNEL_ACCOUNT))) {
 		kvfree(tail);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	xa_store(&h->dep.ranks, last_of(dr), tail, GFP_KERNEL_ACCOUNT);
 	dr->count = at - dr->first;
-	return 0;
+	return tail;
 }
 
 /* The first news of ranks @first .. @first + @count - 1, all one host's. */
@@ -270,11 +258,15 @@ static int run_record(struct encd_host *h, u32 first, u32 count, u32 barriers,
 		      const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
 		      u32 told_by)
 {
-	struct encd_departed *dr = run_new(first, count, n_comms), *world;
+	struct encd_departed *dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
 	u32 i, host = h->rank_host[first];
+	struct encd_departed *world;
 
 	if (!dr)
 		return -ENOMEM;
+	dr->first = first;
+	dr->count = count;
+	dr->n_comms = n_comms;
 	dr->seq = h->dep.n;
 	dr->settled = settles;
 	dr->told_by = told_by;
@@ -322,7 +314,7 @@ int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			u32 told_by)
 {
 	u32 end = first + count, r = first, upto, fresh = 0;
-	struct encd_departed *dr;
+	struct encd_departed *dr, *tail;
 	bool settled = false;
 	struct encd_rank *rk;
 	unsigned long id;
@@ -344,15 +336,14 @@ int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			continue;
 		/* Settles only the ranks it names: a run may part. */
 		if (r > dr->first) {
-			err = run_split(h, dr, r);
-			if (err)
-				return err;
-			dr = departed(h, r);
+			dr = run_split(h, dr, r);
+			if (IS_ERR(dr))
+				return PTR_ERR(dr);
 		}
 		if (upto <= last_of(dr)) {
-			err = run_split(h, dr, upto);
-			if (err)
-				return err;
+			tail = run_split(h, dr, upto);
+			if (IS_ERR(tail))
+				return PTR_ERR(tail);
 		}
 		dr->settled = true;
 		settled = true;
