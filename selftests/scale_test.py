@@ -19,10 +19,9 @@ of every kernel rank's departure and the root closing its links once all
 had left, having sent the fake hosts at most twice the bytes and frames
 to end the world that it sent them to form it (the root's control links
 and its data links to them, as the fake hosts counted), and every fake
-host likewise what it sent. It prints the
-time to form and end, those counts, and the kernel memory (Slab +
-VmallocUsed, caches dropped) the two kernel hosts spent per world rank
-while the world stood.
+host likewise what it sent. It prints the time to form and end, those
+counts, and the kernel memory (Slab + VmallocUsed, caches dropped) the two
+kernel hosts spent per world rank while the world stood.
 
 The sizes follow the lane: all three in the 6.1 lane, 16,384 and 65,536
 on 6.12, 16,384 in the debug lane (KASAN under TCG). Cases named on the

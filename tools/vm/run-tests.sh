@@ -74,7 +74,6 @@ fail() {
 	failed=$((failed + 1))
 }
 
-# The limit a kselftest settings file sets ("timeout=N"), if it sets one.
 # rmmod encd, for up to 5 s: the module is in use for a moment after a
 # program whose peers (a test's fake hosts, stopped as it ends) went just
 # before it exited, until the hosts' link work has seen them go.
@@ -88,6 +87,7 @@ unload_encd() {
 	rmmod encd
 }
 
+# The limit a kselftest settings file sets ("timeout=N"), if it sets one.
 settings_timeout() {
 	sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$1" 2>/dev/null | tail -n 1
 }
