@@ -534,7 +534,12 @@ struct encd_host {
 	struct encd_root_state *root;	/* this is the root host (root.c) */
 	DECLARE_HASHTABLE(lbarriers, 6);
 
-	/* The formed world: the table, and the messages moving within it. */
+	/*
+	 * The formed world: the table, and the messages moving within it.
+	 * @has_table says the table came, whole and checked; until it does,
+	 * @hosts, @rank_host, @n_hosts, @index and @token mean nothing.
+	 */
+	bool has_table;
 	u64 token;
 	u32 index;			/* this host's, in the table */
 	u32 n_hosts;
@@ -1030,6 +1035,7 @@ enum encd_fault_point {
 	ENCD_FAULT_SEND,
 	ENCD_FAULT_RECV,
 	ENCD_FAULT_CRYPTO,
+	ENCD_FAULT_TABLE_ALLOC,
 	ENCD_FAULT_N
 };
 

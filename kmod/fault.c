@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault injection at the bootstrap's socket and crypto calls, for test
- * builds (make ENCD_FAULT_INJECTION=y; the debug lane builds so), through
- * the kernel's fault-injection framework: one attribute per point under
- * /sys/kernel/debug/encd/ (fail_sock_create, fail_bind, fail_listen,
- * fail_connect, fail_accept, fail_send, fail_recv, fail_crypto), each set
- * like failslab's (probability, interval, times, ...). The calls run in
+ * Fault injection at the bootstrap's socket and crypto calls and at the
+ * world table's allocations, for test builds (make ENCD_FAULT_INJECTION=y;
+ * the debug lane builds so), through the kernel's fault-injection
+ * framework: one attribute per point under /sys/kernel/debug/encd/
+ * (fail_sock_create, fail_bind, fail_listen, fail_connect, fail_accept,
+ * fail_send, fail_recv, fail_crypto, fail_table_alloc), each set like
+ * failslab's (probability, interval, times, ...). The calls run in
  * workers as well as in the callers' ioctls, so per-task fail-nth cannot
  * reach them all; "interval" and "times" pick the Nth call instead.
  */
@@ -24,6 +25,7 @@ static const char *const names[ENCD_FAULT_N] = {
 	[ENCD_FAULT_SEND] = "fail_send",
 	[ENCD_FAULT_RECV] = "fail_recv",
 	[ENCD_FAULT_CRYPTO] = "fail_crypto",
+	[ENCD_FAULT_TABLE_ALLOC] = "fail_table_alloc",
 };
 static struct dentry *dir;
 
@@ -31,13 +33,14 @@ static struct dentry *dir;
  * encd_fault() - whether to fail at a point, as configured
  * @point: enum encd_fault_point
  *
- * Return: 0, or the errno to fail with (-EIO; -ENOMEM for crypto).
+ * Return: 0, or the errno to fail with (-EIO; -ENOMEM for crypto and the
+ * table's allocations).
  */
 int encd_fault(enum encd_fault_point point)
 {
 	if (!should_fail(&attrs[point], 1))
 		return 0;
-	return point == ENCD_FAULT_CRYPTO ? -ENOMEM : -EIO;
+	return point == ENCD_FAULT_CRYPTO || point == ENCD_FAULT_TABLE_ALLOC ? -ENOMEM : -EIO;
 }
 
 /**

@@ -217,7 +217,7 @@ static int host_on_link(struct encd_host *h, struct encd_link *l, const struct e
 	struct encd_link *o;
 
 	if (index >= h->wk.world_size ||
-	    (h->rank_host && (index >= h->n_hosts || index == h->index ||
+	    (h->has_table && (index >= h->n_hosts || index == h->index ||
 			      be64_to_cpu(lk->token) != h->token))) {
 		scnprintf(why, why_len, "its LINK names no other host of this world");
 		return -EPROTO;
@@ -283,7 +283,7 @@ static int host_on_death(struct encd_host *h, struct encd_link *l,
 	    !encd_root_has(h, l, rank))
 		return 0;
 	if (encd_link_is_data(l) && rank != ENCD_WIRE_NO_RANK &&
-	    (!h->rank_host || rank >= h->wk.world_size || h->rank_host[rank] != encd_link_peer(l)))
+	    (!h->has_table || rank >= h->wk.world_size || h->rank_host[rank] != encd_link_peer(l)))
 		return 0;
 	sanitize(text, sizeof(text), d->text, tlen);
 	if (err == 0 || err > MAX_ERRNO)
@@ -330,7 +330,7 @@ static int host_on_message(struct encd_host *h, struct encd_link *l, u8 type, co
 	struct encd_rank *r;
 	int err;
 
-	if (!h->rank_host)
+	if (!h->has_table)
 		return host_hold_for_table(h, l, type, src, dst, route, buf + sizeof(*route),
 					   len - sizeof(*route), why, why_len);
 	err = encd_host_route_ok(h, l, type, src, dst, why, why_len);

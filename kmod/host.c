@@ -105,7 +105,7 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 {
 	u32 first = U32_MAX, last = 0, n = 0, r;
 
-	if (h->rank_host && index < h->n_hosts) {
+	if (h->has_table && index < h->n_hosts) {
 		for (r = 0; r < h->wk.world_size; r++) {
 			if (h->rank_host[r] != index)
 				continue;
@@ -150,7 +150,7 @@ static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u
 		.err = cpu_to_be32(-why->err),
 		.reason = cpu_to_be32(why->reason),
 		.rank = cpu_to_be32(rank),
-		.host = cpu_to_be32(h->rank_host ? h->index : ENCD_WIRE_NO_RANK),
+		.host = cpu_to_be32(h->has_table ? h->index : ENCD_WIRE_NO_RANK),
 	};
 	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX), i;
 
@@ -511,7 +511,7 @@ static void host_rank_left(struct encd_host *h, struct encd_rank *r, bool unsent
 	if (r->state != ENCD_RANK_REGISTERED && r->state != ENCD_RANK_FORMED)
 		return;
 	encd_departure_text(text, sizeof(left.msg), r->id, ENCD_WIRE_NO_RANK);
-	if (h->root ? encd_root_has(h, NULL, r->id) : !!h->rank_host)
+	if (h->root ? encd_root_has(h, NULL, r->id) : h->has_table)
 		encd_host_fail_world(h, -ECONNABORTED, ENCD_REASON_DEPARTED, r->id, true, "%s",
 				     text);
 	else if (unsent)

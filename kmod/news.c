@@ -403,7 +403,7 @@ static bool from_parent(struct encd_host *h, struct encd_link *l)
 void encd_news_link_gone(struct encd_host *h, struct encd_link *l)
 {
 	lockdep_assert_held(&h->lock);
-	if (h->rank_host && h->index && encd_link_up(l) && !encd_link_awaits_first(l) &&
+	if (h->has_table && h->index && encd_link_up(l) && !encd_link_awaits_first(l) &&
 	    from_parent(h, l))
 		h->news.parent_gone = true;
 }

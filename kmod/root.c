@@ -482,7 +482,7 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 		return;
 	/* Its ranks all left the formed world, and said so on this link first. */
 	if (j->n_ranks && !encd_departure_host_left(h, j->index)) {
-		encd_host_describe(h, h->rank_host ? j->index : U32_MAX, l, who, sizeof(who));
+		encd_host_describe(h, h->has_table ? j->index : U32_MAX, l, who, sizeof(who));
 		encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK,
 				     true, "%s went away: %s", who, why);
 	}

@@ -26,6 +26,18 @@
 #include "schedule.h"
 
 
+/*
+ * Every allocation of the table path. A test build can fail the Nth
+ * (fault.c's fail_table_alloc): they run in the links' workers, out of
+ * reach of a task's fail-nth.
+ */
+static void *table_alloc(size_t n, size_t size, gfp_t gfp)
+{
+	if (encd_fault(ENCD_FAULT_TABLE_ALLOC))
+		return NULL;
+	return kvmalloc_array(n, size, gfp);
+}
+
 /* Opens (or finds) the data link this host sends to host @index on. */
 static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 {
@@ -74,24 +86,48 @@ static u32 table_find_self(const struct encd_host *h, const struct encd_wire_tab
 	return i;
 }
 
-static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char *why,
-			    size_t why_len)
+/*
+ * A table, read and checked but not yet this host's: host_form() keeps it
+ * whole or drops it whole, so that a host whose table failed half-way
+ * (out of memory, a lie) is exactly what it was before it came.
+ */
+struct table_parse {
+	struct encd_peer_host *hosts;
+	u32 *rank_host;
+	u32 n_hosts, self, subtree_staying;
+	u64 token;
+};
+
+static void table_parse_free(struct table_parse *p)
+{
+	kvfree(p->hosts);
+	kvfree(p->rank_host);
+	p->hosts = NULL;
+	p->rank_host = NULL;
+}
+
+static int host_parse_table(struct encd_host *h, const void *buf, u32 len,
+			    struct table_parse *p, char *why, size_t why_len)
 {
 	const struct encd_wire_table *t = buf;
 	const struct encd_wire_table_host *wh;
 	const __be32 *wr;
-	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts), i, self;
+	u32 n_ranks, n_hosts, i, self;
 	struct encd_rank *r;
 	unsigned long id;
 	u32 *seen;
 
 	if (!table_shape_ok(h, t, len, why, why_len))
 		return -EPROTO;
-	h->hosts = kvcalloc(n_hosts, sizeof(*h->hosts), GFP_KERNEL_ACCOUNT);
-	h->rank_host = kvmalloc_array(n_ranks, sizeof(u32), GFP_KERNEL_ACCOUNT);
-	seen = kvcalloc(n_hosts, sizeof(u32), GFP_KERNEL);
-	if (!h->hosts || !h->rank_host || !seen) {
+	n_ranks = be32_to_cpu(t->n_ranks);
+	n_hosts = be32_to_cpu(t->n_hosts);
+	memset(p, 0, sizeof(*p));
+	p->hosts = table_alloc(n_hosts, sizeof(*p->hosts), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	p->rank_host = table_alloc(n_ranks, sizeof(u32), GFP_KERNEL_ACCOUNT);
+	seen = table_alloc(n_hosts, sizeof(u32), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!p->hosts || !p->rank_host || !seen) {
 		kvfree(seen);
+		table_parse_free(p);
 		scnprintf(why, why_len, "out of memory for a table of %u hosts", n_hosts);
 		return -ENOMEM;
 	}
@@ -101,41 +137,37 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len, char 
 	if (self == n_hosts)
 		goto bad;
 	for (i = 0; i < n_hosts; i++) {
-		memcpy(h->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
+		memcpy(p->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
 		/* This host needs no address of its own (a world of one has none). */
-		if (encd_addr_from_wire(&wh[i].listen, &h->hosts[i].addr) && i != self)
+		if (encd_addr_from_wire(&wh[i].listen, &p->hosts[i].addr) && i != self)
 			goto bad;
 		if (i != self && !memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
 			goto bad;
 	}
 	for (i = 0; i < n_ranks; i++) {
-		h->rank_host[i] = be32_to_cpu(wr[i]);
-		if (h->rank_host[i] >= n_hosts)
+		p->rank_host[i] = be32_to_cpu(wr[i]);
+		if (p->rank_host[i] >= n_hosts)
 			goto bad;
-		seen[h->rank_host[i]]++;
+		seen[p->rank_host[i]]++;
 	}
-	h->subtree_staying = 0;
 	for (i = 0; i < n_hosts; i++) {
 		if (!seen[i])
 			goto bad;
-		h->hosts[i].staying = seen[i];
+		p->hosts[i].staying = seen[i];
 		if (encd_tree_within(self, i))
-			h->subtree_staying += seen[i];
+			p->subtree_staying += seen[i];
 	}
 	xa_for_each(&h->ranks, id, r)
-		if (h->rank_host[id] != self)
+		if (p->rank_host[id] != self)
 			goto bad;
 	kvfree(seen);
-	h->token = be64_to_cpu(t->token);
-	h->n_hosts = n_hosts;
-	h->index = self;
+	p->token = be64_to_cpu(t->token);
+	p->n_hosts = n_hosts;
+	p->self = self;
 	return 0;
 bad:
 	kvfree(seen);
-	kvfree(h->hosts);
-	kvfree(h->rank_host);
-	h->hosts = NULL;
-	h->rank_host = NULL;
+	table_parse_free(p);
 	scnprintf(why, why_len, "its table of the world does not add up");
 	return -EPROTO;
 }
@@ -211,7 +243,7 @@ bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *ad
 		return true;
 	if (h->root && encd_root_knows_addr(h, addr))
 		return true;
-	for (i = 0; h->hosts && i < h->n_hosts; i++)
+	for (i = 0; h->has_table && i < h->n_hosts; i++)
 		if (encd_addr_same_host(&h->hosts[i].addr, addr))
 			return true;
 	return false;
@@ -304,23 +336,34 @@ void encd_host_table_digest(const void *buf, u32 len, u8 *out)
 static int host_form(struct encd_host *h, const void *buf, u32 len, struct encd_link *from,
 		     char *why, size_t why_len)
 {
+	struct table_parse p;
 	struct encd_rank *r;
 	unsigned long id;
 	u32 i, c;
 	int err;
 
-	err = host_parse_table(h, buf, len, why, why_len);
+	err = host_parse_table(h, buf, len, &p, why, why_len);
 	if (err)
 		return err;
 	if (from && from != h->uplink &&
-	    (encd_link_token(from) != h->token || encd_link_peer(from) != encd_tree_parent(h->index))) {
+	    (encd_link_token(from) != p.token || encd_link_peer(from) != encd_tree_parent(p.self))) {
+		table_parse_free(&p);
 		scnprintf(why, why_len, "it is not this host's parent in the host tree");
 		return -EPROTO;
 	}
-	if (from && from != h->uplink && h->index == 0) {
+	if (from && from != h->uplink && p.self == 0) {
+		table_parse_free(&p);
 		scnprintf(why, why_len, "it sent the table to the root");
 		return -EPROTO;
 	}
+	/* Whole and checked: only now is it this host's. */
+	h->hosts = p.hosts;
+	h->rank_host = p.rank_host;
+	h->n_hosts = p.n_hosts;
+	h->index = p.self;
+	h->token = p.token;
+	h->subtree_staying = p.subtree_staying;
+	h->has_table = true;
 	if (h->state != ENCD_HOST_GATHERING)
 		return 0;
 	h->state = ENCD_HOST_FORMED;
@@ -396,7 +439,7 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 	int err;
 
 	lockdep_assert_held(&h->lock);
-	if (h->rank_host || h->held_table) {
+	if (h->has_table || h->held_table) {
 		scnprintf(why, why_len, "it sent the table twice");
 		return -EPROTO;
 	}
@@ -410,7 +453,7 @@ int encd_host_take_table(struct encd_host *h, const void *buf, u32 len, struct e
 		err = host_table_from_parent(h, buf, len, from, why, why_len);
 		if (err)
 			return err;
-		h->held_table = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+		h->held_table = table_alloc(1, len, GFP_KERNEL_ACCOUNT);
 		if (!h->held_table)
 			return -ENOMEM;
 		memcpy(h->held_table, buf, len);
@@ -453,7 +496,7 @@ int encd_host_table_part(struct encd_host *h, const void *buf, u32 len, struct e
 
 	lockdep_assert_held(&h->lock);
 	if (!h->table_in) {
-		if (h->rank_host || h->held_table) {
+		if (h->has_table || h->held_table) {
 			scnprintf(why, why_len, "it sent the table twice");
 			return -EPROTO;
 		}
@@ -465,7 +508,7 @@ int encd_host_table_part(struct encd_host *h, const void *buf, u32 len, struct e
 				  h->wk.world_size);
 			return -EPROTO;
 		}
-		h->table_in = kvmalloc(total, GFP_KERNEL_ACCOUNT);
+		h->table_in = table_alloc(1, total, GFP_KERNEL_ACCOUNT);
 		if (!h->table_in)
 			return -ENOMEM;
 		memcpy(h->table_in, buf, len);
@@ -539,7 +582,7 @@ int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *w
 		scnprintf(why, why_len, "it sent the table's digest twice");
 		return -EPROTO;
 	}
-	if (h->rank_host) {
+	if (h->has_table) {
 		scnprintf(why, why_len, "it sent the table's digest after the table itself");
 		return -EPROTO;
 	}
@@ -589,7 +632,7 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 	u32 to;
 
 	lockdep_assert_held(&h->lock);
-	if (WARN_ON_ONCE(!h->rank_host || dst >= h->wk.world_size || len > sizeof(m->body)))
+	if (WARN_ON_ONCE(!h->has_table || dst >= h->wk.world_size || len > sizeof(m->body)))
 		return -EINVAL;
 	to = h->rank_host[dst];
 	if (to != h->index) {

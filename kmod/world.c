@@ -132,7 +132,7 @@ static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
 	struct encd_host *h = r->host;
 	char missing[64], awaited[ENCD_MSG_MAX];
 
-	if (h->root && !h->rank_host) {
+	if (h->root && !h->has_table) {
 		u32 got = encd_root_missing(h, missing, sizeof(missing));
 
 		return encd_fail(ucmd, err,
@@ -140,9 +140,13 @@ static int setup_gave_up(struct encd_ucmd *ucmd, struct encd_rank *r, int err)
 				 got, h->wk.world_size,
 				 err == -ETIMEDOUT ? "timed out" : "interrupted", missing);
 	}
-	if (!h->rank_host)
+	if (!h->has_table)
 		return encd_fail(ucmd, err, "rank %u: no table of the world from the root at %pISpc: %s",
 				 r->id, &h->wk.root, err == -ETIMEDOUT ? "timed out" : "interrupted");
+	/* A rank whose node could not start has failed, and said why: this is the backstop. */
+	if (!r->global_node)
+		return encd_fail(ucmd, err, "rank %u: the table came, but its world's comm never started: %s",
+				 r->id, err == -ETIMEDOUT ? "timed out" : "interrupted");
 	encd_engine_awaited(r->global_node, awaited, sizeof(awaited));
 	return encd_fail(ucmd, err, "%s: %s (rank %u, forming the world)", awaited,
 			 err == -ETIMEDOUT ? "timed out" : "interrupted", r->id);

@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault injection at the bootstrap's socket and crypto calls while a world
- * forms: for each point of kmod/fault.c (socket creation, bind, listen,
- * connect, accept, send, receive, crypto), the Nth call the module makes
- * there fails, for N = 1, 2, ... until a world forms without making an Nth
- * call. The world has two ranks in two processes with TCP forced between
- * them (ENCD_SETUP_FORCE_TCP), so every message crosses a socket. Each
- * injected failure must end, for every rank, in a clean errno and a
- * sentence, or in the world formed all the same (a failure the module got
- * over: a refused connect it retried, an accept it made later). A rank that
- * waits on GRACE_S after another failed is one the failure cannot reach (a
- * root never hears of a rank whose first frame could not be sent, and waits
- * for it to its deadline): it is killed, and must be gone within 1 s. The
- * runner then finds no kernel report, and (debug lane) kmemleak no leak.
+ * Fault injection at the bootstrap's socket and crypto calls, and at the
+ * world table's allocations, while a world forms: for each point of
+ * kmod/fault.c (socket creation, bind, listen, connect, accept, send,
+ * receive, crypto, the table), the Nth call the module makes there fails,
+ * for N = 1, 2, ... until a world forms without making an Nth call. Every
+ * rank has a host of its own (ENCD_SETUP_FORCE_TCP), so every message
+ * crosses a socket. Each injected failure must end, for every rank, in a
+ * clean errno and a sentence, or in the world formed all the same (a
+ * failure the module got over: a refused connect it retried, an accept it
+ * made later). A rank that waits on GRACE_S after another failed is one the
+ * failure cannot reach (a root never hears of a rank whose first frame
+ * could not be sent, and waits for it to its deadline): it is killed, and
+ * must be gone within 1 s. The runner then finds no kernel report, and
+ * (debug lane) kmemleak no leak.
+ *
+ * The table's points run twice, in a world of four hosts (the fourth hears
+ * the table from the second, a member, so it waits for the root's digest):
+ * once left to fail on their own, once with every rank's process killed as
+ * soon as the allocation failed, while its SETUP waits (as a memory
+ * cgroup's OOM killer does: a table that failed half-way must leave its
+ * host as it was, for the dying SETUP to read).
  *
  * The points are counted module-wide, not per task: the calls run in
  * workers as much as in the ranks' ioctls. Each is a fault_attr under
@@ -27,7 +35,6 @@
 #include "encd_test.h"
 
 #define FAULT_DIR	"/sys/kernel/debug/encd/"
-#define RANKS		2
 #define TIMEOUT_MS	6000
 #define GRACE_S		2.0
 /* More calls than this at one point in one small world would be a bug. */
@@ -36,7 +43,7 @@
 
 static const char *const points[] = {
 	"fail_sock_create", "fail_bind", "fail_listen", "fail_connect",
-	"fail_accept", "fail_send", "fail_recv", "fail_crypto",
+	"fail_accept", "fail_send", "fail_recv", "fail_crypto", "fail_table_alloc",
 };
 
 static int knob_write(const char *point, const char *knob, long val)
@@ -122,16 +129,20 @@ FIXTURE(sockfault) {
 
 FIXTURE_VARIANT(sockfault) {
 	int index;			/* in points[] */
+	int ranks;			/* each a host of its own */
+	bool kill;			/* every rank, once the call failed */
 };
 
-FIXTURE_VARIANT_ADD(sockfault, sock_create) { .index = 0 };
-FIXTURE_VARIANT_ADD(sockfault, bind) { .index = 1 };
-FIXTURE_VARIANT_ADD(sockfault, listen) { .index = 2 };
-FIXTURE_VARIANT_ADD(sockfault, connect) { .index = 3 };
-FIXTURE_VARIANT_ADD(sockfault, accept) { .index = 4 };
-FIXTURE_VARIANT_ADD(sockfault, send) { .index = 5 };
-FIXTURE_VARIANT_ADD(sockfault, recv) { .index = 6 };
-FIXTURE_VARIANT_ADD(sockfault, crypto) { .index = 7 };
+FIXTURE_VARIANT_ADD(sockfault, sock_create) { .index = 0, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, bind) { .index = 1, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, listen) { .index = 2, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, connect) { .index = 3, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, accept) { .index = 4, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, send) { .index = 5, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, recv) { .index = 6, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, crypto) { .index = 7, .ranks = 2 };
+FIXTURE_VARIANT_ADD(sockfault, table_alloc) { .index = 8, .ranks = 4 };
+FIXTURE_VARIANT_ADD(sockfault, table_alloc_killed) { .index = 8, .ranks = 4, .kill = true };
 
 FIXTURE_SETUP(sockfault)
 {
@@ -146,6 +157,33 @@ FIXTURE_TEARDOWN(sockfault)
 }
 
 /*
+ * Waits until @point's armed call failed, or every rank reported, or the
+ * ranks' deadline passed; then kills every rank that has not reported, if
+ * the call failed. How many it killed, each within 1 s, or -1.
+ */
+static int kill_once_reached(struct encd_world *w, const char *point)
+{
+	double end = encd_now() + TIMEOUT_MS / 1000.0 + 5;
+	int i, n = 0, killed = 0;
+
+	while (knob_read(point, "times") != 0) {
+		for (n = 0, i = 0; i < w->n; i++)
+			n += w->reported[i];
+		if (n == w->n || encd_now() > end)
+			return 0;
+		encd_world_results(w, 0.002, 0);
+	}
+	for (i = 0; i < w->n; i++) {
+		if (w->reported[i])
+			continue;
+		if (encd_world_kill(w, i) >= 1.0)
+			return -1;
+		killed++;
+	}
+	return killed;
+}
+
+/*
  * Forms one world with the point armed; false when the point was not
  * reached. A rank still waiting GRACE_S after another failed may be one
  * that cannot hear of the failure (a root that never heard of the rank
@@ -153,20 +191,30 @@ FIXTURE_TEARDOWN(sockfault)
  * die at once.
  */
 static bool one_world(struct __test_metadata *_metadata, FIXTURE_DATA(sockfault) *self,
-		      const char *point, int nth, struct sweep *sw, int port)
+		      const FIXTURE_VARIANT(sockfault) *variant, int nth, struct sweep *sw,
+		      int port)
 {
+	const char *point = points[variant->index];
+	int i, failed = 0, killed = 0, ranks = variant->ranks;
 	struct encd_world w;
 	char root[32];
 	bool reached;
-	int i, failed = 0;
 	double t;
 
 	snprintf(root, sizeof(root), "127.0.0.1:%d", port);
 	ASSERT_EQ(0, arm(point, nth));
-	ASSERT_EQ(0, encd_world_start(&w, RANKS, root, 0, ENCD_SETUP_FORCE_TCP, TIMEOUT_MS));
-	encd_world_results(&w, TIMEOUT_MS / 1000.0 + 30, GRACE_S);
+	ASSERT_EQ(0, encd_world_start(&w, ranks, root, 0, ENCD_SETUP_FORCE_TCP, TIMEOUT_MS));
+	if (variant->kill)
+		killed = kill_once_reached(&w, point);
+	ASSERT_LE(0, killed) {
+		TH_LOG("%s, call %d: a rank took 1 s or more to die", point, nth);
+	}
+	sw->killed += killed;
+	/* Those killed report nothing: the others reported already. */
+	if (!killed)
+		encd_world_results(&w, TIMEOUT_MS / 1000.0 + 30, GRACE_S);
 	reached = disarm(point);
-	for (i = 0; i < RANKS; i++) {
+	for (i = 0; i < ranks; i++) {
 		const struct encd_rank_result *r = &w.res[i];
 
 		if (!w.reported[i])
@@ -175,7 +223,7 @@ static bool one_world(struct __test_metadata *_metadata, FIXTURE_DATA(sockfault)
 			sw->slowest = r->seconds;
 		if (!r->err) {
 			ASSERT_EQ(ENCD_SETUP_OUT_FORMED, r->out_flags);
-			ASSERT_EQ(RANKS, r->rank_n);
+			ASSERT_EQ(ranks, r->rank_n);
 			continue;
 		}
 		failed++;
@@ -196,8 +244,8 @@ static bool one_world(struct __test_metadata *_metadata, FIXTURE_DATA(sockfault)
 		if (r->err == ETIMEDOUT)
 			sw->timed_out++;
 	}
-	for (i = 0; i < RANKS; i++) {
-		if (w.reported[i])
+	for (i = 0; i < ranks; i++) {
+		if (w.reported[i] || !w.pid[i])
 			continue;
 		ASSERT_LT(0, failed) {
 			TH_LOG("%s, call %d: rank %d never reported, and no rank failed", point,
@@ -214,10 +262,10 @@ static bool one_world(struct __test_metadata *_metadata, FIXTURE_DATA(sockfault)
 		TH_LOG("%s, call %d: a rank did not exit cleanly", point, nth);
 	}
 	/* Its comms went with its files, whatever happened. */
-	for (i = 0; i < RANKS; i++)
+	for (i = 0; i < ranks; i++)
 		test_err(ENOENT, NULL, encd_get(self->probe, i, 0, NULL));
 	if (reached) {
-		if (failed)
+		if (failed || variant->kill)
 			sw->failed++;
 		else
 			sw->formed++;
@@ -233,11 +281,11 @@ TEST_F_TIMEOUT(sockfault, every_call_fails_in_turn_while_a_world_forms, 560)
 	int nth, e, len = 0;
 
 	for (nth = 1; nth <= MAX_CALLS; nth++)
-		if (!one_world(_metadata, self, point, nth, &sw,
-			       PORT_BASE + variant->index * 1000 + nth))
+		if (!one_world(_metadata, self, variant, nth, &sw,
+			       PORT_BASE + (variant->index + variant->kill) * 1000 + nth))
 			break;
 	ASSERT_GE(MAX_CALLS, nth) {
-		TH_LOG("%s: a world of %d ranks made more than %d calls", point, RANKS,
+		TH_LOG("%s: a world of %d ranks made more than %d calls", point, variant->ranks,
 		       MAX_CALLS);
 	}
 	/* The world formed without reaching call nth: it makes nth - 1. */
