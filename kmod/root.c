@@ -77,12 +77,14 @@ struct encd_root_state *encd_root_alloc(struct encd_host *h, struct encd_rank *r
 
 /*
  * Room for one more joined host, up to one a rank (every host brings at
- * least one): the array doubles, so a world of H hosts costs O(H) copies,
- * and a world of few hosts holds little whatever its ranks.
+ * least one) and ENCD_WORLD_HOSTS_MAX: the array doubles, so a world of H
+ * hosts costs O(H) copies, and a world of few hosts holds little whatever
+ * its ranks.
  */
 static int joined_grow(struct encd_root_state *rs, u32 world_size)
 {
-	u32 cap = min_t(u32, max_t(u32, 8, 2 * rs->joined_cap), world_size);
+	u32 cap = min_t(u32, max_t(u32, 8, 2 * rs->joined_cap),
+			min_t(u32, world_size, ENCD_WORLD_HOSTS_MAX));
 	struct encd_joined *bigger;
 
 	if (rs->n_joined < rs->joined_cap)
@@ -406,7 +408,8 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 	for (j = rs->joined; j < rs->joined + rs->n_joined; j++)
 		if (!j->link && !j->n_ranks)
 			break;
-	if (rs->complete || (j == rs->joined + rs->n_joined && rs->n_joined >= h->wk.world_size)) {
+	if (rs->complete || (j == rs->joined + rs->n_joined &&
+			     rs->n_joined >= min_t(u32, h->wk.world_size, ENCD_WORLD_HOSTS_MAX))) {
 		reject(h, l, -EINVAL, ENCD_REASON_BUSY, ENCD_WIRE_NO_RANK,
 		       "the world of %u ranks has no room for another host", h->wk.world_size);
 		return 0;

@@ -53,24 +53,42 @@ static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 
 /*
  * The length of the table whose head is @t, if it is one of this world
- * (its ranks, and 1 to as many hosts), or 0.
+ * (its ranks, and 1 to as many hosts, ENCD_WORLD_HOSTS_MAX at most), or 0.
  */
 static u32 table_len_of(const struct encd_host *h, const struct encd_wire_table *t)
 {
 	u32 n_ranks = be32_to_cpu(t->n_ranks), n_hosts = be32_to_cpu(t->n_hosts);
 
-	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks)
+	if (n_ranks != h->wk.world_size || !n_hosts || n_hosts > n_ranks ||
+	    n_hosts > ENCD_WORLD_HOSTS_MAX)
 		return 0;
 	return encd_wire_table_len(n_ranks, n_hosts);
+}
+
+/* Why a table's head is not one of this world's, in @why. */
+static void table_head_why(struct encd_host *h, const struct encd_wire_table *t, char *why,
+			   size_t why_len)
+{
+	if (be32_to_cpu(t->n_hosts) > ENCD_WORLD_HOSTS_MAX)
+		scnprintf(why, why_len, "its table names %u hosts, more than the %u a world may have",
+			  be32_to_cpu(t->n_hosts), ENCD_WORLD_HOSTS_MAX);
+	else
+		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
+			  h->wk.world_size);
 }
 
 /* Whether a table's head and length are those of a table of this world. */
 static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t, u32 len,
 			   char *why, size_t why_len)
 {
-	if (len >= sizeof(*t) && len == table_len_of(h, t))
+	if (len < sizeof(*t)) {
+		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
+			  h->wk.world_size);
+		return false;
+	}
+	if (len == table_len_of(h, t))
 		return true;
-	scnprintf(why, why_len, "its table is not one of a world of %u ranks", h->wk.world_size);
+	table_head_why(h, t, why, why_len);
 	return false;
 }
 
@@ -504,8 +522,8 @@ int encd_host_table_part(struct encd_host *h, const void *buf, u32 len, struct e
 		if (len == total)
 			return encd_host_take_table(h, buf, len, from, why, why_len);
 		if (!total || len > total) {
-			scnprintf(why, why_len, "its table is not one of a world of %u ranks",
-				  h->wk.world_size);
+			/* It is not, and this says why. */
+			table_shape_ok(h, t, len, why, why_len);
 			return -EPROTO;
 		}
 		h->table_in = table_alloc(1, total, GFP_KERNEL_ACCOUNT);

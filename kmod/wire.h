@@ -61,6 +61,12 @@ static_assert(sizeof(struct encd_wire_hdr) == 12);
  */
 #define ENCD_WORLD_MAX		1048576
 /*
+ * The most hosts a world has. Every host keeps each other host's address
+ * and counts: about 160 bytes a host, 10 MiB at the most, whatever a
+ * member root's table claims (a world of 1,048,576 ranks on 16 a host).
+ */
+#define ENCD_WORLD_HOSTS_MAX	65536
+/*
  * The most bytes of the table one TABLE frame carries: a table is sent as
  * consecutive parts of its payload, each in a TABLE frame of its own, the
  * head in the first, so that no frame grows with the world.
