@@ -288,6 +288,46 @@ def a_parent_that_forwards_a_table_of_its_own_making_fails_the_world():
 
 
 @case
+def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
+    """A member acting as a world's root could make every kernel host keep
+    160 bytes for each host its table names (up to one a rank). The fake
+    root of a world of HOSTS_MAX + 4 ranks sends kernel rank n-1 a table
+    whose head names HOSTS_MAX + 1 hosts: the kernel host refuses it from
+    its first part, naming the root, and keeps nothing of it."""
+    n, root = P.HOSTS_MAX + 4, loopback()
+    f = P.FakeHost(root, n, range(n - 1), KEY)
+    told = threading.Event()
+
+    def too_many_hosts():
+        if len(f.owner) < n or told.is_set():
+            return
+        told.set()
+        head = struct.pack(">QII", 7, n, P.HOSTS_MAX + 1)
+        for j in f.joined:
+            if j["ranks"]:
+                f.send_frame(j["peer"], P.TABLE, head + bytes(P.TABLE_PART_MAX - len(head)))
+    f._root_check_complete = too_many_hosts
+    f.start()
+    try:
+        if not root_listens(root):
+            return False, "the fake root never listened"
+        r = Rank(n - 1, n - 1, n, root, DEADLINE_MS, ["--force-tcp"], secret=True)
+        r.wait()
+        want = "its table names %d hosts, more than the %d a world may have" % (
+            P.HOSTS_MAX + 1, P.HOSTS_MAX)
+        if not told.is_set():
+            return False, "the kernel rank never registered: %s" % r.error
+        if r.ok or want not in r.error or ("the host at %s" % root) not in r.error:
+            return False, "rank %d: %s" % (n - 1, r.error or "formed")
+        if r.end - r.start > DEADLINE_MS / 2000:
+            return False, "rank %d failed at its deadline: %s" % (n - 1, r.error)
+        return True, "rank %d: \"%s\"" % (n - 1, r.error)
+    finally:
+        f.stop()
+        finish([r] if "r" in locals() else [])
+
+
+@case
 def news_a_parent_passes_on_names_the_parent():
     """News of departures goes down the host tree, and a parent is a
     member: it could pass on a departure that did not happen. Each kernel

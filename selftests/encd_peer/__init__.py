@@ -47,7 +47,7 @@ from .wire import (MAGIC, VERSION, HDR, TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_L
                    ProtocolError, header, raw_frame, addr_wire, addr_unwire, parse_hostport,
                    route, death_payload, depart_block, depart_blocks, DEPART, DEPART_MAX,
                    NEWS_MAX, NEWS_EVERY, COMMS_MAX, reject_payload, text_of, SIZES, OFFSETS,
-                   WireMismatch,
+                   WireMismatch, TABLE_PART_MAX, HOSTS_MAX,
                    parse_wire_h, check_against, tree_wire_h, check_tree)
 from .link import mac, world_key, bind_key, tag_of, Link, Conn, Peer
 from .schedule import (tree_parent, tree_children, cube_mask, cube_parent, cube_children,

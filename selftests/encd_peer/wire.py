@@ -18,6 +18,8 @@ TAG_LEN, NONCE_LEN, PROOF_LEN, HOST_ID_LEN = 16, 32, 32, 16
 UID_LEN, TEXT_MAX, REGISTER_MAX = 128, 200, 256
 # A table goes in consecutive parts of its payload, each a TABLE of at most this.
 TABLE_PART_MAX = 60 << 10
+# The most hosts a world (and so a table) has.
+HOSTS_MAX = 65536
 (HELLO, CHALLENGE, PROOF, JOIN, REGISTER, REJECT, TABLE, DEATH, LINK, SIG, UID, RING,
  BARRIER, WELCOME, DIGEST, DEPART) = range(1, 17)
 NAMES = {v: k for k, v in dict(HELLO=HELLO, CHALLENGE=CHALLENGE, PROOF=PROOF, JOIN=JOIN,
@@ -279,6 +281,7 @@ def check_against(path, uapi=None):
                           ("ENCD_UID_LEN", "UID_LEN"), ("ENCD_TEXT_MAX", "TEXT_MAX"),
                           ("ENCD_REGISTER_MAX", "REGISTER_MAX"),
                           ("ENCD_TABLE_PART_MAX", "TABLE_PART_MAX"),
+                          ("ENCD_WORLD_HOSTS_MAX", "HOSTS_MAX"),
                           ("ENCD_WIRE_DEPART_MAX", "DEPART_MAX"),
                           ("ENCD_DEPARTURE_NEWS_MAX", "NEWS_MAX"),
                           ("ENCD_DEPARTURE_NEWS_EVERY", "NEWS_EVERY"),
