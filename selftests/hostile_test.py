@@ -311,7 +311,7 @@ def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
     try:
         if not root_listens(root):
             return False, "the fake root never listened"
-        r = Rank(n - 1, n - 1, n, root, DEADLINE_MS, ["--force-tcp"], secret=True)
+        r = Rank(1, n - 1, n, root, DEADLINE_MS, ["--force-tcp"], secret=True)
         r.wait()
         want = "its table names %d hosts, more than the %d a world may have" % (
             P.HOSTS_MAX + 1, P.HOSTS_MAX)
@@ -325,6 +325,81 @@ def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
     finally:
         f.stop()
         finish([r] if "r" in locals() else [])
+
+
+def small_memory_cgroup(limit):
+    """A cgroup v2 of its own with memory.max = limit: its path, or None
+    where the kernel has no memory cgroups."""
+    top = "/sys/fs/cgroup"
+    if not os.path.exists(top + "/cgroup.controllers"):
+        subprocess.run(["mount", "-t", "cgroup2", "none", top], capture_output=True)
+    try:
+        with open(top + "/cgroup.controllers") as f:
+            if "memory" not in f.read().split():
+                return None
+        with open(top + "/cgroup.subtree_control", "w") as f:
+            f.write("+memory")
+        path = top + "/encd-small"
+        os.makedirs(path, exist_ok=True)
+        with open(path + "/memory.max", "w") as f:
+            f.write(str(limit))
+        return path
+    except OSError:
+        return None
+
+
+@case
+def a_rank_in_a_small_memory_cgroup_fed_a_large_table_fails_cleanly():
+    """A host's memory is charged to the cgroup of the rank that made it.
+    The kernel rank runs in a cgroup of 8 MiB; the fake root of a world of
+    HOSTS_MAX + 4 ranks sends it a table of HOSTS_MAX hosts (2.6 MB on the
+    wire, some 13 MiB to keep), which cannot fit. The rank fails with a
+    sentence, or the cgroup's OOM killer kills it while its SETUP waits and
+    the table fails half-way; either way the kernel stays up (the runner
+    reads its log after the program), and the same core then forms a world
+    of its own."""
+    cg = small_memory_cgroup(8 << 20)
+    if cg is None:
+        return False, "no memory cgroup controller in this kernel"
+    n, root = P.HOSTS_MAX + 4, loopback()
+    f = P.FakeHost(root, n, range(n - 1), KEY)
+    told = threading.Event()
+
+    def large_table():
+        if len(f.owner) < n or told.is_set():
+            return
+        told.set()
+        body = struct.pack(">QII", 7, n, P.HOSTS_MAX)
+        body += bytes(36 * P.HOSTS_MAX + 4 * n)
+        for j in f.joined:
+            if j["ranks"]:
+                for off in range(0, len(body), P.TABLE_PART_MAX):
+                    f.send_frame(j["peer"], P.TABLE, body[off:off + P.TABLE_PART_MAX])
+    f._root_check_complete = large_table
+    f.start()
+    r = None
+    try:
+        if not root_listens(root):
+            return False, "the fake root never listened"
+        into_cg = ["sh", "-c", 'echo $$ >%s/cgroup.procs && exec "$@"' % cg, "sh"]
+        r = Rank(1, n - 1, n, root, DEADLINE_MS, ["--force-tcp"], secret=True,
+                 runas=into_cg)
+        r.wait()
+        if not told.is_set():
+            return False, "the kernel rank never registered: %s" % r.error
+        killed = r.res.get("rc") == -signal.SIGKILL
+        if r.ok or not (killed or "memory" in r.error or "ENOMEM" in r.error):
+            return False, "rank %d: %s" % (n - 1, r.error or "formed")
+    finally:
+        f.stop()
+        if r:
+            finish([r])
+    after = Rank(1, 0, 1, loopback(), DEADLINE_MS)
+    after.wait()
+    if not after.ok:
+        return False, "the core formed no world after: %s" % after.error
+    return True, "rank %d: %s" % (n - 1, "killed by the cgroup's OOM killer" if killed else
+                                  "\"%s\"" % r.error)
 
 
 @case
