@@ -16,7 +16,8 @@
  * see it (encd_host_frame()). A stranger can make a listener do exactly
  * this: accept, read at most one HELLO and one PROOF, and answer one
  * CHALLENGE, within ENCD_HANDSHAKE_MS, and at most ENCD_PENDING_MAX
- * strangers are waited for at once (the oldest goes first).
+ * strangers are waited for at once (the oldest that said nothing goes
+ * first).
  *
  * Lifetime: a link is on its host's list from birth; closing it (always
  * under the host's lock) takes it off, marks it dead and queues its free
@@ -844,7 +845,12 @@ static bool link_retry(struct encd_link *l, int err)
 	link_free_keys(l);
 	l->phase = LINK_CONNECTING;
 	l->attempts++;
-	delay = msecs_to_jiffies(l->attempts * ENCD_RETRY_MS < RETRY_FAST_MS ?
+	/*
+	 * A root that does not listen yet is asked ever less often; one that
+	 * cut this link off listens, and serves the next caller that speaks
+	 * at once.
+	 */
+	delay = msecs_to_jiffies(cut || l->attempts * ENCD_RETRY_MS < RETRY_FAST_MS ?
 				 ENCD_RETRY_MS : RETRY_SLOW_MS);
 	queue_delayed_work(encd_wq, &l->work, delay);
 	return true;
@@ -1258,20 +1264,24 @@ static void listener_data_ready(struct sock *sk)
  * Which connection still in its handshake goes now that @nl came, if one
  * must: an address no host of the world has keeps at most
  * ENCD_PENDING_PER_SOURCE of them (its oldest goes), and past
- * ENCD_PENDING_MAX the oldest from such an address goes first, or else
- * the oldest. A world's own connection leaves the list within a round
- * trip; a stranger's stays until its deadline, so the oldest is the
- * likeliest stranger. One that goes too soon costs its initiator another
+ * ENCD_PENDING_MAX the oldest from such an address goes first, then the
+ * oldest that has not sent its HELLO yet, or else the oldest. A world's
+ * own connection sends HELLO as it connects and leaves the list within a
+ * round trip; a stranger's may say nothing until its deadline. On
+ * loopback every caller shares the world's address, so silence is what
+ * tells a flood apart. One that goes too soon costs its initiator another
  * attempt, never a frame: it sends nothing but its handshake before
  * WELCOME.
  */
 static struct encd_link *listener_victim(struct encd_host *h, struct encd_link *nl)
 {
-	struct encd_link *l, *oldest_stranger = NULL, *oldest_same = NULL;
+	struct encd_link *l, *oldest_stranger = NULL, *oldest_same = NULL, *oldest_silent = NULL;
 	u32 same = 0;
 
 	lockdep_assert_held(&h->lock);
 	list_for_each_entry(l, &h->pending, pending) {
+		if (!oldest_silent && l->phase == LINK_AWAIT_HELLO)
+			oldest_silent = l;
 		if (!l->stranger)
 			continue;
 		if (!oldest_stranger)
@@ -1283,7 +1293,8 @@ static struct encd_link *listener_victim(struct encd_host *h, struct encd_link *
 		return oldest_same;
 	if (h->n_pending <= ENCD_PENDING_MAX)
 		return NULL;
-	return oldest_stranger ?: list_first_entry(&h->pending, struct encd_link, pending);
+	return oldest_stranger ?: oldest_silent ?:
+	       list_first_entry(&h->pending, struct encd_link, pending);
 }
 
 /* A stranger called: a link in its handshake, among the pending few. */

@@ -1335,11 +1335,12 @@ class Churn:
 @case
 def unprivileged_processes_flooding_the_root_with_connections_lose_nothing():
     """Two processes of another user open connections to the root's port
-    as fast as they can for the whole formation of an 8-host world: the
-    root drops world links still in their handshake with the strangers'
-    (it cannot tell them apart: one address), and a link cut off before
-    WELCOME connects again having sent nothing (50 ms later, then 500).
-    The world forms, never a rank waiting for its deadline (60 s) on a
+    as fast as they can for the whole formation of an 8-host world. They
+    share the world's address, so past its 64 slots the root drops first
+    the connections that have not said HELLO (the flood's), and only then
+    world links still in their handshake; a link cut off before WELCOME
+    connects again having sent nothing, 50 ms later each time (only a root
+    that does not listen yet is asked less often). The world forms, never a rank waiting for its deadline (60 s) on a
     message thrown away; how much longer than alone it took is a figure,
     printed, not a bound: it is as many retries as the flood cut off."""
     more_files()
