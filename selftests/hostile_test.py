@@ -317,7 +317,7 @@ def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
             P.HOSTS_MAX + 1, P.HOSTS_MAX)
         if not told.is_set():
             return False, "the kernel rank never registered: %s" % r.error
-        if r.ok or want not in r.error or ("the host at %s" % root) not in r.error:
+        if r.ok or want not in r.error or ("the root host at %s" % root) not in r.error:
             return False, "rank %d: %s" % (n - 1, r.error or "formed")
         if r.end - r.start > DEADLINE_MS / 2000:
             return False, "rank %d failed at its deadline: %s" % (n - 1, r.error)
