@@ -348,16 +348,16 @@ def small_memory_cgroup(limit):
         return None
 
 
-@case
-def a_rank_in_a_small_memory_cgroup_fed_a_large_table_fails_cleanly():
+def large_table_in_small_cgroup(killable):
     """A host's memory is charged to the cgroup of the rank that made it.
     The kernel rank runs in a cgroup of 8 MiB; the fake root of a world of
     HOSTS_MAX + 4 ranks sends it a table of HOSTS_MAX hosts (2.6 MB on the
-    wire, some 13 MiB to keep), which cannot fit. The rank fails with a
-    sentence, or the cgroup's OOM killer kills it while its SETUP waits and
-    the table fails half-way; either way the kernel stays up (the runner
-    reads its log after the program), and the same core then forms a world
-    of its own."""
+    wire, some 13 MiB to keep), which cannot fit. A killable rank is killed
+    by the cgroup's OOM killer while its SETUP waits and the table fails
+    half-way; one the OOM killer may not take (oom_score_adj -1000) fails
+    with a sentence. Either way the kernel stays up (the runner reads its
+    log after the program), and the same core then forms a world of its
+    own. Returns (ok, why)."""
     cg = small_memory_cgroup(8 << 20)
     if cg is None:
         return False, "no memory cgroup controller in this kernel"
@@ -381,15 +381,19 @@ def a_rank_in_a_small_memory_cgroup_fed_a_large_table_fails_cleanly():
     try:
         if not root_listens(root):
             return False, "the fake root never listened"
-        into_cg = ["sh", "-c", 'echo $$ >%s/cgroup.procs && exec "$@"' % cg, "sh"]
+        adj = "" if killable else "echo -1000 >/proc/self/oom_score_adj && "
+        into_cg = ["sh", "-c", '%secho $$ >%s/cgroup.procs && exec "$@"' % (adj, cg), "sh"]
         r = Rank(1, n - 1, n, root, DEADLINE_MS, ["--force-tcp"], secret=True,
                  runas=into_cg)
         r.wait()
         if not told.is_set():
             return False, "the kernel rank never registered: %s" % r.error
         killed = r.res.get("rc") == -signal.SIGKILL
-        if r.ok or not (killed or "memory" in r.error or "ENOMEM" in r.error):
+        if killable and not killed and "memory" not in r.error:
             return False, "rank %d: %s" % (n - 1, r.error or "formed")
+        want = "out of memory for a table of %d hosts" % P.HOSTS_MAX
+        if not killable and (killed or want not in r.error):
+            return False, "rank %d: %s" % (n - 1, "killed" if killed else r.error or "formed")
     finally:
         f.stop()
         if r:
@@ -400,6 +404,16 @@ def a_rank_in_a_small_memory_cgroup_fed_a_large_table_fails_cleanly():
         return False, "the core formed no world after: %s" % after.error
     return True, "rank %d: %s" % (n - 1, "killed by the cgroup's OOM killer" if killed else
                                   "\"%s\"" % r.error)
+
+
+@case
+def a_rank_in_a_small_memory_cgroup_killed_as_its_large_table_fails_leaves_no_trace():
+    return large_table_in_small_cgroup(True)
+
+
+@case
+def a_rank_in_a_small_memory_cgroup_fed_a_large_table_fails_with_a_sentence():
+    return large_table_in_small_cgroup(False)
 
 
 @case
