@@ -19,8 +19,10 @@ head+='|INFO: trying to register non-static key|inconsistent lock state'
 head+='|kmemleak:.*new suspected|refcount_t:|Kernel panic|rcu: INFO: .*stall'
 # ...and a "Call Trace" far from any such line is a report of its own (a
 # stack dump the patterns above do not name), unless the fault-injection
-# framework just said it forced a failure: the debug lane's fail-nth and
-# socket fault tests ask for those dumps.
+# framework just said it forced a failure, or the OOM killer that it was
+# invoked: the debug lane's fail-nth and socket fault tests ask for those
+# dumps, and hostile_test's rank in a small memory cgroup for the OOM
+# killer's.
 awk -v head="$head" '
 	{ sub(/\r$/, "") }
 	function report(first) {
@@ -32,7 +34,7 @@ awk -v head="$head" '
 		last = NR
 	}
 	$0 ~ head { report(NR) }
-	/FAULT_INJECTION: forcing a failure/ { injected = NR }
+	/FAULT_INJECTION: forcing a failure|invoked oom-killer:/ { injected = NR }
 	/Call Trace/ && (last == 0 || NR - last > 300) && !(injected && NR - injected < 8) {
 		report(NR > 5 ? NR - 5 : 1)
 	}
