@@ -191,7 +191,7 @@ static void make_uid(struct encd_host *h, struct encd_node *node)
 		node->uid_magic = get_random_u64();
 	} while (!node->uid_magic);
 	uid->magic = cpu_to_be64(node->uid_magic);
-	encd_addr_to_wire(&h->hosts[h->rank_host[encd_node_member(node, 0)]].addr, &uid->root);
+	uid->root = h->hosts[h->rank_host[encd_node_member(node, 0)]].addr;
 	uid->rank_n = cpu_to_be32(node->rank_n);
 	uid->root_g_device_id = cpu_to_be32(encd_node_member(node, 0));
 	uid->stream_id = cpu_to_be32(node->stream_id);

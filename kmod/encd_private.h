@@ -489,11 +489,13 @@ struct encd_news {
 	bool parent_gone;		/* no news comes down the tree any more */
 };
 
-/* One other host of a formed world, by its index in the table. */
+/*
+ * One host of a formed world, by its index in the table: what every host
+ * keeps of every other, 24 bytes (the links it sends on are in the host's
+ * @outs, for the few hosts it talks to).
+ */
 struct encd_peer_host {
-	struct sockaddr_storage addr;	/* its listener */
-	u8 id[ENCD_HOST_ID_LEN];
-	struct encd_link *out;		/* the data link this host sends on */
+	struct encd_wire_addr addr;	/* its listener, checked and in a normal form */
 	u32 staying;			/* its ranks that have not departed */
 };
 
@@ -545,6 +547,7 @@ struct encd_host {
 	u32 n_hosts;
 	struct encd_peer_host *hosts;
 	u32 *rank_host;			/* world_size host indices */
+	struct xarray outs;		/* host index -> the data link this host sends on */
 	struct list_head local_q;	/* local deliveries to run */
 	struct list_head pre_table;	/* messages that came before the table */
 	/*
@@ -857,6 +860,9 @@ int encd_host_send(struct encd_host *h, u32 src, u32 dst, u8 type, u32 tag, u32 
 void encd_host_run(struct encd_host *h);
 void encd_host_drop_pre_table(struct encd_host *h, struct encd_link *l);
 bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr);
+void encd_host_peer_addr(struct encd_host *h, u32 index, struct sockaddr_storage *ss);
+struct encd_link *encd_host_out(struct encd_host *h, u32 index);
+void encd_host_out_gone(struct encd_host *h, u32 index, struct encd_link *l);
 int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *why,
 			  size_t why_len);
 void encd_host_table_digest(const void *buf, u32 len, u8 *out);

@@ -135,8 +135,7 @@ static void link_down(struct encd_host *h, struct encd_link *l, int err, const c
 	if (encd_link_is_data(l) && encd_link_initiator(l)) {
 		u32 peer = encd_link_peer(l);
 
-		if (peer < h->n_hosts && h->hosts[peer].out == l)
-			h->hosts[peer].out = NULL;
+		encd_host_out_gone(h, peer, l);
 		/*
 		 * Closed by its peer with everything sent, in a formed world
 		 * (but the news of this host's departures, which its peer may

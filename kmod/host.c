@@ -53,6 +53,9 @@ static void host_release(struct kref *ref)
 	/* Their links were closed, which took them: nothing is left here. */
 	WARN_ON(!list_empty(&h->pre_table));
 	xa_destroy(&h->ranks);
+	/* Their links were closed, which took them out. */
+	WARN_ON(!xa_empty(&h->outs));
+	xa_destroy(&h->outs);
 	encd_departures_destroy(&h->dep);
 	encd_news_destroy(h);
 	encd_root_free(h->root);
@@ -104,6 +107,7 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 			size_t size)
 {
 	u32 first = U32_MAX, last = 0, n = 0, r;
+	struct sockaddr_storage addr;
 
 	if (h->has_table && index < h->n_hosts) {
 		for (r = 0; r < h->wk.world_size; r++) {
@@ -113,8 +117,9 @@ void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, cha
 			last = r;
 			n++;
 		}
-		scnprintf(buf, size, "host %u (%pISpc, %u rank%s %u-%u)", index,
-			  &h->hosts[index].addr, n, n == 1 ? "" : "s", first, last);
+		encd_host_peer_addr(h, index, &addr);
+		scnprintf(buf, size, "host %u (%pISpc, %u rank%s %u-%u)", index, &addr, n,
+			  n == 1 ? "" : "s", first, last);
 		return;
 	}
 	if (l && h->root && encd_root_ranks_of(h, l, &first, &last, &n)) {
@@ -152,7 +157,9 @@ static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u
 		.rank = cpu_to_be32(rank),
 		.host = cpu_to_be32(h->has_table ? h->index : ENCD_WIRE_NO_RANK),
 	};
-	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX), i;
+	u32 len = min_t(size_t, strlen(why->msg), ENCD_TEXT_MAX);
+	struct encd_link *out;
+	unsigned long i;
 
 	d.text_len = cpu_to_be16(len);
 	host_tell_death(h, &d, why->msg, len);
@@ -164,10 +171,8 @@ static void host_tell_failure(struct encd_host *h, const struct encd_why *why, u
 	 * which only the root passes on.
 	 */
 	d.rank = cpu_to_be32(ENCD_WIRE_NO_RANK);
-	for (i = 0; i < h->n_hosts; i++)
-		if (h->hosts[i].out)
-			encd_link_send(h->hosts[i].out, ENCD_WIRE_DEATH, &d, sizeof(d), why->msg,
-				       len);
+	xa_for_each(&h->outs, i, out)
+		encd_link_send(out, ENCD_WIRE_DEATH, &d, sizeof(d), why->msg, len);
 }
 
 /**
@@ -382,6 +387,7 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	get_net(h->wk.net);
 	get_random_bytes(h->id, sizeof(h->id));
 	xa_init(&h->ranks);
+	xa_init(&h->outs);
 	encd_departures_init(&h->dep);
 	encd_news_init(h);
 	INIT_LIST_HEAD(&h->unsent);

@@ -282,6 +282,9 @@ void encd_link_close(struct encd_link *l)
 		return;
 	WRITE_ONCE(l->dead, true);
 	list_del(&l->node);
+	/* Nothing sends on it any more. */
+	if (l->purpose == ENCD_LINK_DATA && l->initiator)
+		encd_host_out_gone(h, l->peer, l);
 	if (!list_empty(&l->pending)) {
 		list_del_init(&l->pending);
 		h->n_pending--;

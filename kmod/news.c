@@ -143,11 +143,11 @@ int encd_news_local(struct encd_host *h, u32 rank, u32 barriers,
 /* The hosts this host sends on a data link to, in @news if not NULL. */
 static u32 news_list(struct encd_host *h, __be32 *news)
 {
-	u32 i, n = 0;
+	struct encd_link *out;
+	unsigned long i;
+	u32 n = 0;
 
-	for (i = 0; i < h->n_hosts; i++) {
-		if (!h->hosts[i].out)
-			continue;
+	xa_for_each(&h->outs, i, out) {
 		if (news && n < ENCD_DEPARTURE_NEWS_MAX)
 			news[n] = cpu_to_be32(i);
 		n++;
@@ -240,7 +240,7 @@ static u32 child_links(struct encd_host *h, struct encd_link **links, u32 *index
 		c = encd_tree_child(h->index, h->n_hosts, i);
 		if (c == h->n_hosts)
 			continue;
-		links[n] = h->root ? encd_root_link_of(h, c) : h->hosts[c].out;
+		links[n] = h->root ? encd_root_link_of(h, c) : encd_host_out(h, c);
 		index[n] = c;
 		if (links[n])
 			n++;
@@ -276,8 +276,9 @@ static void news_no_memory(struct encd_host *h)
 void encd_news_flush(struct encd_host *h)
 {
 	struct encd_news_buf mine = {};
-	struct encd_link *kids[2];
+	struct encd_link *kids[2], *out;
 	u32 n_kids, kid[2], i;
+	unsigned long j;
 	u8 *frame;
 
 	lockdep_assert_held(&h->lock);
@@ -298,9 +299,9 @@ void encd_news_flush(struct encd_host *h)
 		send_blocks(kids[i], &mine, &h->news.down, kid[i], !h->root, frame);
 	if (mine.len && h->uplink)
 		send_blocks(h->uplink, &mine, NULL, ENCD_WIRE_NO_RANK, false, frame);
-	for (i = 0; mine.len && i < h->n_hosts; i++)
-		if (h->hosts[i].out && !is_kid(kids, n_kids, h->hosts[i].out))
-			send_blocks(h->hosts[i].out, &mine, NULL, ENCD_WIRE_NO_RANK, true, frame);
+	xa_for_each(&h->outs, j, out)
+		if (mine.len && !is_kid(kids, n_kids, out))
+			send_blocks(out, &mine, NULL, ENCD_WIRE_NO_RANK, true, frame);
 	kvfree(frame);
 	buf_reset(&mine);
 out:

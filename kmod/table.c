@@ -38,17 +38,63 @@ static void *table_alloc(size_t n, size_t size, gfp_t gfp)
 	return kvmalloc_array(n, size, gfp);
 }
 
+/**
+ * encd_host_peer_addr() - the listener of a host of the table
+ * @h: this host, which has its table; the caller holds its lock
+ * @index: the host's index
+ * @ss: out: its address (zeroes for this host in a world of one)
+ */
+void encd_host_peer_addr(struct encd_host *h, u32 index, struct sockaddr_storage *ss)
+{
+	lockdep_assert_held(&h->lock);
+	if (encd_addr_from_wire(&h->hosts[index].addr, ss))
+		memset(ss, 0, sizeof(*ss));
+}
+
+/**
+ * encd_host_out() - the data link this host sends to host @index on
+ * @h: this host, which has its table; the caller holds its lock
+ * @index: the host's index
+ *
+ * Return: the link, or NULL when none is open.
+ */
+struct encd_link *encd_host_out(struct encd_host *h, u32 index)
+{
+	lockdep_assert_held(&h->lock);
+	return xa_load(&h->outs, index);
+}
+
+/**
+ * encd_host_out_gone() - a data link this host sent on closes
+ * @h: this host; the caller holds its lock
+ * @index: the host it went to (its peer), or U32_MAX
+ * @l: the link
+ */
+void encd_host_out_gone(struct encd_host *h, u32 index, struct encd_link *l)
+{
+	lockdep_assert_held(&h->lock);
+	if (index < h->n_hosts && xa_load(&h->outs, index) == l)
+		xa_erase(&h->outs, index);
+}
+
 /* Opens (or finds) the data link this host sends to host @index on. */
 static struct encd_link *host_out_link(struct encd_host *h, u32 index)
 {
-	struct encd_peer_host *p = &h->hosts[index];
+	struct encd_link *out = xa_load(&h->outs, index);
+	struct sockaddr_storage addr;
 
-	if (!p->out) {
-		p->out = encd_link_connect(h, &p->addr, ENCD_LINK_DATA, false);
-		if (p->out)
-			encd_link_set_peer(p->out, index, 0);
+	if (out)
+		return out;
+	encd_host_peer_addr(h, index, &addr);
+	out = encd_link_connect(h, &addr, ENCD_LINK_DATA, false);
+	if (!out)
+		return NULL;
+	if (xa_err(xa_store(&h->outs, index, out, GFP_KERNEL_ACCOUNT))) {
+		encd_link_close(out);
+		return NULL;
 	}
-	return p->out;
+	encd_link_set_peer(out, index, 0);
+	return out;
 }
 
 /*
@@ -129,6 +175,7 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len,
 {
 	const struct encd_wire_table *t = buf;
 	const struct encd_wire_table_host *wh;
+	struct sockaddr_storage addr;
 	const __be32 *wr;
 	u32 n_ranks, n_hosts, i, self;
 	struct encd_rank *r;
@@ -155,10 +202,14 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len,
 	if (self == n_hosts)
 		goto bad;
 	for (i = 0; i < n_hosts; i++) {
-		memcpy(p->hosts[i].id, wh[i].host_id, ENCD_HOST_ID_LEN);
 		/* This host needs no address of its own (a world of one has none). */
-		if (encd_addr_from_wire(&wh[i].listen, &p->hosts[i].addr) && i != self)
-			goto bad;
+		if (encd_addr_from_wire(&wh[i].listen, &addr)) {
+			if (i != self)
+				goto bad;
+			continue;
+		}
+		/* One form an address has, for encd_host_knows_addr() to compare. */
+		encd_addr_to_wire(&addr, &p->hosts[i].addr);
 		if (i != self && !memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
 			goto bad;
 	}
@@ -254,6 +305,7 @@ int encd_host_route_ok(struct encd_host *h, struct encd_link *l, u8 type, u32 sr
  */
 bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *addr)
 {
+	struct encd_wire_addr w;
 	u32 i;
 
 	lockdep_assert_held(&h->lock);
@@ -261,8 +313,10 @@ bool encd_host_knows_addr(struct encd_host *h, const struct sockaddr_storage *ad
 		return true;
 	if (h->root && encd_root_knows_addr(h, addr))
 		return true;
+	encd_addr_to_wire(addr, &w);
 	for (i = 0; h->has_table && i < h->n_hosts; i++)
-		if (encd_addr_same_host(&h->hosts[i].addr, addr))
+		if (h->hosts[i].addr.family == w.family &&
+		    !memcmp(h->hosts[i].addr.addr, w.addr, sizeof(w.addr)))
 			return true;
 	return false;
 }
@@ -394,7 +448,7 @@ static int host_form(struct encd_host *h, const void *buf, u32 len, struct encd_
 		if (h->root)
 			encd_root_send_table(h, c, buf, len);
 		else if (host_out_link(h, c))
-			encd_table_send(h->hosts[c].out, buf, len);
+			encd_table_send(encd_host_out(h, c), buf, len);
 	}
 	host_judge_trusted_links(h);
 	xa_for_each(&h->ranks, id, r)

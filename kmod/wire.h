@@ -61,9 +61,9 @@ static_assert(sizeof(struct encd_wire_hdr) == 12);
  */
 #define ENCD_WORLD_MAX		1048576
 /*
- * The most hosts a world has. Every host keeps each other host's address
- * and counts: about 160 bytes a host, 10 MiB at the most, whatever a
- * member root's table claims (a world of 1,048,576 ranks on 16 a host).
+ * The most hosts a world has (a world of 1,048,576 ranks on 16 a host).
+ * Every host keeps each other host's address and count of ranks, 24 bytes
+ * a host: 1.5 MiB at the most, whatever a member root's table claims.
  */
 #define ENCD_WORLD_HOSTS_MAX	65536
 /*
