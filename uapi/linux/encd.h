@@ -136,6 +136,12 @@
  *	errno none of the above explains); the sentence has the errno
  * @ENCD_REASON_DEVICE_LOST: the Neuron device of a core of this world went
  *	away (ENODEV); the sentence names the device and the core
+ * @ENCD_REASON_NOT_OWNER: the core and context's global comm is another
+ *	user's: only the user who built it (or encd's loopback_group, when
+ *	its builder was a member) attaches to it or sets it up (EACCES); the
+ *	sentence names its owner
+ * @ENCD_REASON_USER_CAP: the caller's user already holds as many global
+ *	comms as the module parameter max_comms_per_user allows (EDQUOT)
  * @__ENCD_REASON_CNT: the number of reasons, which grows; not one itself
  */
 enum encd_reason {
@@ -160,6 +166,8 @@ enum encd_reason {
 	ENCD_REASON_NO_MEMORY,
 	ENCD_REASON_INTERNAL,
 	ENCD_REASON_DEVICE_LOST,
+	ENCD_REASON_NOT_OWNER,
+	ENCD_REASON_USER_CAP,
 	__ENCD_REASON_CNT,
 };
 
