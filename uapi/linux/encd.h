@@ -317,6 +317,12 @@ struct encd_version {
  * comm is bootstrapped, else EINVAL "World size of neff != global
  * communicator. Recommend nrt_build_global_comm first.". On success this fd
  * holds the comm.
+ *
+ * Either way, a comm that exists is attached to only by the user who built
+ * it (or a member of encd's loopback_group when its builder was one): for
+ * anyone else, root included, the call fails with EACCES, reason
+ * ENCD_REASON_NOT_OWNER, naming the owner's uid. A new comm past the
+ * module parameter max_comms_per_user is EDQUOT, ENCD_REASON_USER_CAP.
  */
 struct encd_global_comm_req {
 	struct encd_head head;
@@ -844,6 +850,8 @@ struct encd_program_seal {
  *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE, EBADMSG, ENOBUFS: a host
  *              vanished or broke the protocol; the sentence names it.
  *   EBUSY      the world was set up by another file.
+ *   EACCES     (SETUP) the comm is another user's (ENCD_REASON_NOT_OWNER):
+ *              a file handed to another user cannot take its rank.
  *
  * Message counters: each comm node counts the messages it sent (tx) and
  * received (rx) by type (enum encd_msg_type) and size: signature validation
