@@ -7,6 +7,12 @@
  * common case (the world already exists: attach to it), and the lookup is
  * repeated under the core's init mutex before anything is allocated, so two
  * racing builders make exactly one object.
+ *
+ * A comm is its builder's: the user (euid, in the initial user namespace)
+ * and, when the administrator set encd's loopback_group and the builder is
+ * in it, that group. Nobody else attaches to it, sets it up or keeps it,
+ * root included: a core is never shared without its owner saying so. The
+ * administrator may cap how many comms one user holds (max_comms_per_user).
  */
 #include <linux/cred.h>
 #include <linux/slab.h>
