@@ -99,6 +99,7 @@
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -287,6 +288,13 @@ struct encd_gcomm {
 	u64 serial;
 	struct net *net;	/* the builder's, counted: the comm lives there */
 	u64 created_ns;		/* CLOCK_BOOTTIME */
+	/*
+	 * Whose the comm, its core and its rank are: the builder's euid, and
+	 * encd's loopback_group when the builder was in it. Only they attach
+	 * to it or set it up (encd_gcomm_check_user()).
+	 */
+	kuid_t owner;
+	kgid_t group;		/* INVALID_GID: the owner's alone */
 
 	/* The semaphore-increment value buffer: one page, see sembuf.c. */
 	struct page *sem_page;
@@ -316,6 +324,8 @@ struct encd_gcomm *encd_gcomm_build(struct encd_ucmd *ucmd, const struct encd_gc
 				    bool *created);
 struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
 				       bool *created);
+int encd_gcomm_check_user(struct encd_ucmd *ucmd, const struct encd_gcomm *g);
+unsigned int encd_registry_count_owned(kuid_t uid);
 void encd_gcomm_unhold(u32 nec_dev, u32 ctx_id);
 struct encd_gcomm *encd_gcomm_get(struct encd_gcomm *g);
 void encd_gcomm_put(struct encd_gcomm *g);
@@ -1011,6 +1021,7 @@ u32 encd_timeout_ms(u32 asked, u32 dflt);
 bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
 kgid_t encd_loopback_group(void);
+unsigned int encd_max_comms_per_user(void);
 
 /* rank.c */
 __printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);

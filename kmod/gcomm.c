@@ -7,7 +7,14 @@
  * common case (the world already exists: attach to it), and the lookup is
  * repeated under the core's init mutex before anything is allocated, so two
  * racing builders make exactly one object.
+ *
+ * A comm is its builder's: the user (euid, in the initial user namespace)
+ * and, when the administrator set encd's loopback_group and the builder is
+ * in it, that group. Nobody else attaches to it, sets it up or keeps it,
+ * root included: a core is never shared without its owner saying so. The
+ * administrator may cap how many comms one user holds (max_comms_per_user).
  */
+#include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/mm.h>
@@ -17,6 +24,9 @@
 #include "encd_private.h"
 
 static atomic64_t gcomm_serial = ATOMIC64_INIT(0);
+
+/* Counting a user's comms and publishing one more, against the cap. */
+static DEFINE_MUTEX(owners_lock);
 
 static void gcomm_free_rcu(struct rcu_head *rcu)
 {
@@ -102,6 +112,57 @@ static int check_args(struct encd_ucmd *ucmd, const struct encd_gcomm_args *a,
 }
 
 /*
+ * The builder's user, or a member of the group the comm was built for while
+ * that group is still encd's loopback_group.
+ */
+static bool gcomm_user_may(const struct encd_gcomm *g)
+{
+	kgid_t gid;
+
+	if (uid_eq(current_euid(), g->owner))
+		return true;
+	gid = encd_loopback_group();
+	return gid_valid(g->group) && gid_eq(g->group, gid) && in_egroup_p(gid);
+}
+
+/**
+ * encd_gcomm_check_user() - whether the caller may attach to or set up a comm
+ * @ucmd: the command, for the failure sentence
+ * @g: the comm
+ *
+ * Return: 0, or -EACCES with a sentence naming the comm's owner.
+ */
+int encd_gcomm_check_user(struct encd_ucmd *ucmd, const struct encd_gcomm *g)
+{
+	if (gcomm_user_may(g))
+		return 0;
+	return encd_fail_why(ucmd, -EACCES, ENCD_REASON_NOT_OWNER,
+			     "Core %d context %u has a global comm of user %u: user %u may neither attach to it nor set it up (only its owner may, or encd's loopback_group if its owner built it as a member)",
+			     g->nec_dev_id, g->ctx_id, from_kuid(&init_user_ns, g->owner),
+			     from_kuid(&init_user_ns, current_euid()));
+}
+
+/*
+ * The administrator's cap on the comms of one user; the caller holds
+ * owners_lock until it has published the new comm (or given up).
+ */
+static int check_cap(struct encd_ucmd *ucmd)
+{
+	unsigned int cap = encd_max_comms_per_user(), n;
+	kuid_t uid = current_euid();
+
+	lockdep_assert_held(&owners_lock);
+	if (!cap)
+		return 0;
+	n = encd_registry_count_owned(uid);
+	if (n < cap)
+		return 0;
+	return encd_fail_why(ucmd, -EDQUOT, ENCD_REASON_USER_CAP,
+			     "user %u holds %u global comms, the most max_comms_per_user=%u allows",
+			     from_kuid(&init_user_ns, uid), n, cap);
+}
+
+/*
  * The world size and this rank's place in it are immutable once set: asking
  * for the same world attaches, asking for another one is an error.
  */
@@ -112,6 +173,9 @@ static int attach_same_world(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 		return encd_fail(ucmd, -EBUSY,
 				 "Core %u context %u has a global comm of another network namespace",
 				 a->vnc, a->ctx_id);
+	/* Before the world is compared: another user learns nothing of it. */
+	if (encd_gcomm_check_user(ucmd, g))
+		return -EACCES;
 	if (g->g_device_id != a->g_device_id || g->g_device_cnt != a->g_device_cnt)
 		return encd_fail_why(ucmd, -EINVAL, ENCD_REASON_WORLD_DIFFERS,
 				     "NRT has already been setup with a collectives world size of %u (global device id %u), cannot set it up with world size %u (global device id %u) on core %u context %u",
@@ -151,6 +215,7 @@ static struct encd_gcomm *gcomm_create(struct encd_ucmd *ucmd, const struct encd
 					const struct encd_host_topology *host)
 {
 	struct encd_gcomm *g;
+	kgid_t gid;
 	int err;
 
 	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
@@ -161,6 +226,9 @@ static struct encd_gcomm *gcomm_create(struct encd_ucmd *ucmd, const struct encd
 	atomic_set(&g->holders, 1);
 	g->net = get_net(current->nsproxy->net_ns);
 	g->created_ns = ktime_get_boottime_ns();
+	g->owner = current_euid();
+	gid = encd_loopback_group();
+	g->group = gid_valid(gid) && in_egroup_p(gid) ? gid : INVALID_GID;
 
 	if (host->virtual_server_size) {
 		if (a->g_device_cnt % host->virtual_server_size) {
@@ -260,12 +328,17 @@ struct encd_gcomm *encd_gcomm_build(struct encd_ucmd *ucmd, const struct encd_gc
 		goto out;
 	}
 
-	g = gcomm_create(ucmd, a, &vcore, &host);
-	if (IS_ERR(g))
+	mutex_lock(&owners_lock);
+	err = check_cap(ucmd);
+	g = err ? ERR_PTR(err) : gcomm_create(ucmd, a, &vcore, &host);
+	if (IS_ERR(g)) {
+		mutex_unlock(&owners_lock);
 		goto out;
+	}
 
 	/* The slot takes the first reference, the caller a second one. */
 	encd_set_global_comm(vcore.nec_dev_id, a->ctx_id, g);
+	mutex_unlock(&owners_lock);
 	encd_gcomm_get(g);
 	*created = true;
 	encd_nl_notify_gcomm(ENCD_NL_CMD_GCOMM_ADD_NTF, g);
@@ -310,6 +383,11 @@ struct encd_gcomm *encd_gcomm_validate(struct encd_ucmd *ucmd, const struct encd
 		return ERR_PTR(encd_fail(ucmd, -EBUSY,
 					 "Core %u context %u has a global comm of another network namespace",
 					 a->vnc, a->ctx_id));
+	}
+	err = encd_gcomm_check_user(ucmd, g);
+	if (err) {
+		encd_gcomm_put(g);
+		return ERR_PTR(err);
 	}
 
 	/*

@@ -44,6 +44,8 @@
  * lock that serialises those changes, so they leave in the order things
  * happened. A comm's last failure is kept in failure.c.
  */
+#include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -81,8 +83,8 @@ static const struct genl_multicast_group encd_nl_mcgrps[] = {
 /* A node's first node-get message: the event's and refcnt, offset, counters */
 #define NL_NODE_DUMP_MAX	(NLMSG_HDRLEN + NL_NODE_EVENT_MAX + 2 * NL_ATTR(4) + \
 				 NL_PARTICIPANTS_MAX + ENCD_COUNTERS_MAX * NL_COUNTER_MAX)
-/* A comm: 15 u32s and s32s, 4 u64s, the root, check-sigs, the error */
-#define NL_GCOMM_MAX		(GENL_HDRLEN + 15 * NL_ATTR(4) + 4 * NL_ATTR_U64 + \
+/* A comm: 16 u32s and s32s, 4 u64s, the root, check-sigs, the error */
+#define NL_GCOMM_MAX		(GENL_HDRLEN + 16 * NL_ATTR(4) + 4 * NL_ATTR_U64 + \
 				 NL_ATTR(ENCD_ROOT_COMM_ID_MAX) + NL_ATTR(0) + NL_ERROR_MAX)
 
 /* Where a dump is, and what it was asked for; lives in cb->ctx. */
@@ -271,7 +273,25 @@ static int nl_put_host_tx_bytes(struct sk_buff *skb, struct encd_gcomm *g)
 	return nla_put_u64_64bit(skb, ENCD_A_GCOMM_HOST_TX_BYTES, bytes, ENCD_A_GCOMM_PAD);
 }
 
-static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
+/*
+ * Whether the sender of @req may learn whose @g is: an administrator
+ * (CAP_NET_ADMIN), or the owner, by the euid of whoever opened the socket
+ * (as netlink_capable() looks at its opener). Nobody else learns who holds
+ * a core; a notification (@req NULL), which any listener gets, never says.
+ */
+static bool nl_may_see_owner(const struct sk_buff *req, const struct encd_gcomm *g)
+{
+	const struct socket *sock;
+
+	if (!req)
+		return false;
+	if (netlink_capable(req, CAP_NET_ADMIN))
+		return true;
+	sock = NETLINK_CB(req).sk ? NETLINK_CB(req).sk->sk_socket : NULL;
+	return sock && sock->file && uid_eq(sock->file->f_cred->euid, g->owner);
+}
+
+static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g, bool owner)
 {
 	if (nla_put_u32(skb, ENCD_A_GCOMM_NEC_DEV, g->nec_dev_id) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_CTX, g->ctx_id) ||
@@ -295,14 +315,20 @@ static int nl_put_gcomm(struct sk_buff *skb, struct encd_gcomm *g)
 	    nla_put_u64_64bit(skb, ENCD_A_GCOMM_CREATED, g->created_ns, ENCD_A_GCOMM_PAD) ||
 	    nla_put_u32(skb, ENCD_A_GCOMM_NETNS_INO, g->net->ns.inum) ||
 	    nl_put_host_tx_bytes(skb, g) ||
-	    nl_put_last_error(skb, g))
+	    nl_put_last_error(skb, g) ||
+	    (owner && nla_put_u32(skb, ENCD_A_GCOMM_OWNER_UID,
+				  from_kuid(&init_user_ns, g->owner))))
 		return -EMSGSIZE;
 	return 0;
 }
 
-/* One message about @g; the caller ends or cancels nothing. */
+/*
+ * One message about @g, for the sender of @req (NULL: a notification); the
+ * caller ends or cancels nothing.
+ */
 static int nl_gcomm_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd,
-			struct encd_gcomm *g, struct netlink_callback *cb)
+			struct encd_gcomm *g, struct netlink_callback *cb,
+			const struct sk_buff *req)
 {
 	void *hdr;
 
@@ -311,7 +337,7 @@ static int nl_gcomm_msg(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	if (nl_put_gcomm(skb, g)) {
+	if (nl_put_gcomm(skb, g, nl_may_see_owner(req, g))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -356,7 +382,7 @@ int encd_nl_gcomm_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	err = nl_gcomm_msg(msg, info->snd_portid, info->snd_seq, 0, ENCD_NL_CMD_GCOMM_GET, g,
-			   NULL);
+			   NULL, skb);
 	if (err) {
 		nlmsg_free(msg);
 		goto out;
@@ -398,7 +424,7 @@ int encd_nl_gcomm_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	cb->seq = encd_registry_generation();
 	while ((g = nl_dump_next_gcomm(net, ctx))) {
 		err = nl_gcomm_msg(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				   NLM_F_MULTI, ENCD_NL_CMD_GCOMM_GET, g, cb);
+				   NLM_F_MULTI, ENCD_NL_CMD_GCOMM_GET, g, cb, cb->skb);
 		encd_gcomm_put(g);
 		if (err)
 			return nl_dump_stop(skb, err);
@@ -1054,7 +1080,7 @@ void encd_nl_notify_gcomm(u8 cmd, struct encd_gcomm *g)
 	skb = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (nl_gcomm_msg(skb, 0, 0, 0, cmd, g, NULL)) {
+	if (nl_gcomm_msg(skb, 0, 0, 0, cmd, g, NULL, NULL)) {
 		nlmsg_free(skb);
 		return;
 	}

@@ -3,7 +3,9 @@
  * The module parameters of worlds, and the one way each is read: the
  * deadline of an operation, whether ranks of this host hand messages over
  * inside the module, whether a world off loopback may form without a
- * secret, and which group's members share loopback worlds. The administrator may change them at any time (0644); a reader
+ * secret, which group's members share loopback worlds (and global comms),
+ * and how many global comms one user may hold. The administrator may
+ * change them at any time (0644); a reader
  * takes each value once, when it decides.
  */
 #include <linux/cred.h>
@@ -32,6 +34,11 @@ static int loopback_group = -1;
 module_param(loopback_group, int, 0644);
 MODULE_PARM_DESC(loopback_group,
 		 "A group (id) whose members share loopback worlds (default -1: a loopback world is its user's alone)");
+
+static unsigned int max_comms_per_user;
+module_param(max_comms_per_user, uint, 0644);
+MODULE_PARM_DESC(max_comms_per_user,
+		 "The most global comms one user may hold at once (default 0: no cap, one user may hold every core)");
 
 #define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
 
@@ -82,4 +89,14 @@ kgid_t encd_loopback_group(void)
 	int gid = READ_ONCE(loopback_group);
 
 	return gid < 0 ? INVALID_GID : make_kgid(&init_user_ns, gid);
+}
+
+/**
+ * encd_max_comms_per_user() - how many global comms one user may hold
+ *
+ * Return: the cap, 0 for none.
+ */
+unsigned int encd_max_comms_per_user(void)
+{
+	return READ_ONCE(max_comms_per_user);
 }

@@ -71,6 +71,8 @@ u32 encd_reason_of(int err)
 		return ENCD_REASON_ADDRESS;
 	case -ENOMEM:
 		return ENCD_REASON_NO_MEMORY;
+	case -EDQUOT:
+		return ENCD_REASON_USER_CAP;
 	default:
 		return ENCD_REASON_INTERNAL;
 	}

@@ -111,6 +111,34 @@ void encd_clear_global_comm(u32 nec_dev, u32 ctx_id, struct encd_gcomm *g)
 	encd_gcomm_put(g);
 }
 
+/**
+ * encd_registry_count_owned() - how many published comms a user owns
+ * @uid: the user
+ *
+ * Lock-free; exact only while every publisher is excluded (gcomm.c
+ * publishes under its owners' lock). A comm on its way out (no holders
+ * left) is not counted.
+ *
+ * Return: the count.
+ */
+unsigned int encd_registry_count_owned(kuid_t uid)
+{
+	struct encd_gcomm *g;
+	unsigned int n = 0;
+	int dev, ctx;
+
+	rcu_read_lock();
+	for (dev = 0; dev < ENCD_NEC_MAX_DEVICES; dev++) {
+		for (ctx = 0; ctx < ENCD_MAX_CONTEXTS; ctx++) {
+			g = rcu_dereference(slots[dev][ctx]);
+			if (g && uid_eq(g->owner, uid) && atomic_read(&g->holders))
+				n++;
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
 int encd_registry_init(void)
 {
 	int i;

@@ -40,7 +40,16 @@ static struct encd_rank *rank_for_setup(struct encd_ucmd *ucmd, struct encd_gcom
 {
 	struct encd_file *file = ucmd->file;
 	struct encd_rank *r, *fresh;
+	int err;
 
+	/*
+	 * The world key binds the caller's user: a rank of another user's
+	 * comm (its fd handed over, or its holder's euid changed since)
+	 * would put the owner's core in someone else's world.
+	 */
+	err = encd_gcomm_check_user(ucmd, g);
+	if (err)
+		return ERR_PTR(err);
 	r = encd_gcomm_rank(g);
 	if (r)
 		goto check;

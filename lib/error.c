@@ -86,6 +86,8 @@ static const char *const enc_reason_names[__ENCD_REASON_CNT] = {
 	[ENCD_REASON_NO_MEMORY] = "no-memory",
 	[ENCD_REASON_INTERNAL] = "internal",
 	[ENCD_REASON_DEVICE_LOST] = "device-lost",
+	[ENCD_REASON_NOT_OWNER] = "not-owner",
+	[ENCD_REASON_USER_CAP] = "user-cap",
 };
 
 const char *enc_reason_name(uint32_t reason)
@@ -114,6 +116,7 @@ NRT_STATUS enc_status_from_errno(int err)
 	case EAGAIN:
 	case ENOSPC:
 	case EMFILE:
+	case EDQUOT:
 		return NRT_RESOURCE;
 	case EBADF:
 		return NRT_INVALID_HANDLE;

@@ -3,7 +3,9 @@
  * The global communicator through raw ioctls: libnrt's
  * enc_init_global_comm (BUILD), enc_validate_global_comm (VALIDATE), the
  * read-only header (GET), holders and release, the topology a comm records,
- * the pod table and the virtual-server divisor.
+ * the pod table and the virtual-server divisor; and whose a comm is: its
+ * builder's user (or encd's loopback_group), alone, with a cap on how many
+ * comms one user holds.
  */
 #include <unistd.h>
 
@@ -28,6 +30,8 @@ FIXTURE_TEARDOWN(gcomm)
 	close(self->fd);
 	close(self->fd2);
 	EXPECT_EQ(0, encd_host_params_reset());
+	EXPECT_EQ(0, encd_param_set("max_comms_per_user", 0));
+	EXPECT_EQ(0, encd_write_str(ENCD_PARAMS "loopback_group", "-1"));
 }
 
 TEST_F(gcomm, build_creates_comm_with_libnrts_identity)
@@ -696,6 +700,153 @@ TEST_F(vserver, build_derives_the_virtual_server_id)
 	test_cmd(err);
 	test_cmd(encd_get(self->fd, 21, 1, &hdr));
 	ASSERT_EQ(variant->server_id, hdr.virtual_server_id);
+}
+
+
+/*
+ * Whose a comm is. The tests run as root; a call "as user U" runs with
+ * effective user U and effective group @gid (the saved ids stay root's, so
+ * the test gets root back), through files root opened, as a launcher
+ * dropping privileges would hand them down.
+ */
+static int become(uid_t uid, gid_t gid)
+{
+	return setresgid(-1, gid, -1) || setresuid(-1, uid, -1) ? errno : 0;
+}
+
+#define as_user(_uid, _gid, _err, expr)					\
+	do {								\
+		ASSERT_EQ(0, become(_uid, _gid));			\
+		_err = (expr);						\
+		ASSERT_EQ(0, become(0, 0));				\
+	} while (0)
+
+#define NOT_OWNER(core, ctx, owner, user)				\
+	"Core " #core " context " #ctx " has a global comm of user " #owner ": user " #user \
+	" may neither attach to it nor set it up (only its owner may, or encd's loopback_group if its owner built it as a member)"
+
+TEST_F(gcomm, another_users_attach_is_refused_with_the_owners_uid)
+{
+	struct encd_glb_comm_header hdr;
+	int err;
+
+	as_user(1000, 1000, err, encd_build(self->fd, 7, 0, 2, 0, NULL));
+	test_cmd(err);
+
+	/* Another user, with the same arguments: BUILD and VALIDATE. */
+	as_user(1001, 1001, err, encd_build(self->fd2, 7, 0, 2, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(7, 0, 1000, 1001), err);
+	as_user(1001, 1001, err, encd_validate(self->fd2, 7, 0, 2, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(7, 0, 1000, 1001), err);
+	/* Before the world is compared: nothing of it is told. */
+	as_user(1001, 1001, err, encd_build(self->fd2, 7, 1, 4, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(7, 0, 1000, 1001), err);
+	/* Root is refused too: a core is never shared silently. */
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(7, 0, 1000, 0),
+		 encd_build(self->fd2, 7, 0, 2, 0, NULL));
+
+	test_err(ENOENT, NULL, encd_release(self->fd2, 7, 0));
+	test_cmd(encd_get(self->fd, 7, 0, &hdr));
+	ASSERT_EQ(1, hdr.holders);
+	/* The owner attaches from another file. */
+	as_user(1000, 1000, err, encd_build(self->fd2, 7, 0, 2, 0, NULL));
+	test_cmd(err);
+	test_cmd(encd_get(self->fd, 7, 0, &hdr));
+	ASSERT_EQ(2, hdr.holders);
+}
+
+/* A world of one forms at once: whoever sets it up first owns the rank. */
+TEST_F(gcomm, another_users_setup_cannot_take_a_rank_of_the_comm)
+{
+	struct encd_setup_global_comm out;
+	int err;
+
+	as_user(1000, 1000, err, encd_build(self->fd, 8, 0, 1, 0, NULL));
+	test_cmd(err);
+	/* Not holding it, another user's file is told so. */
+	as_user(1001, 1001, err, encd_setup(self->fd2, 8, 0, 0, NULL));
+	test_err(ENOENT, "This file does not hold the global comm of core 8 context 0", err);
+	/* Through the owner's file, handed over: refused, and no rank made. */
+	as_user(1001, 1001, err, encd_setup(self->fd, 8, 0, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(8, 0, 1000, 1001), err);
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(8, 0, 1000, 0),
+		 encd_setup(self->fd, 8, 0, 0, NULL));
+
+	as_user(1000, 1000, err, encd_setup(self->fd, 8, 0, 0, &out));
+	test_cmd(err);
+	ASSERT_EQ(ENCD_SETUP_OUT_FORMED, out.out_flags);
+	ASSERT_EQ(0, out.rank);
+	ASSERT_EQ(1, out.rank_n);
+}
+
+TEST_F(gcomm, another_user_cannot_keep_the_core_from_its_owners_next_job)
+{
+	__u32 out;
+	int err;
+
+	as_user(1000, 1000, err, encd_build(self->fd, 9, 0, 2, 0, NULL));
+	test_cmd(err);
+	as_user(1001, 1001, err, encd_build(self->fd2, 9, 0, 2, 0, NULL));
+	test_err(EACCES, NULL, err);
+	/* The job ends; the next one has another world. */
+	test_cmd(encd_release(self->fd, 9, 0));
+	as_user(1000, 1000, err, encd_build(self->fd, 9, 1, 4, 0, &out));
+	test_cmd(err);
+	ASSERT_EQ(ENCD_GCOMM_OUT_CREATED, out);
+}
+
+TEST_F(gcomm, loopback_group_members_share_the_comms_they_build)
+{
+	struct encd_glb_comm_header hdr;
+	int err;
+
+	ASSERT_EQ(0, encd_write_str(ENCD_PARAMS "loopback_group", "4242"));
+	as_user(1000, 4242, err, encd_build(self->fd, 10, 0, 2, 0, NULL));
+	test_cmd(err);
+	as_user(1001, 4242, err, encd_build(self->fd2, 10, 0, 2, 0, NULL));
+	test_cmd(err);
+	test_cmd(encd_get(self->fd, 10, 0, &hdr));
+	ASSERT_EQ(2, hdr.holders);
+	test_cmd(encd_release(self->fd2, 10, 0));
+	/* Not in the group: the owner is still named. */
+	as_user(1002, 1002, err, encd_build(self->fd2, 10, 0, 2, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(10, 0, 1000, 1002), err);
+	/* The administrator takes the group away: the owner's alone again. */
+	ASSERT_EQ(0, encd_write_str(ENCD_PARAMS "loopback_group", "-1"));
+	as_user(1001, 4242, err, encd_build(self->fd2, 10, 0, 2, 0, NULL));
+	test_why(EACCES, ENCD_REASON_NOT_OWNER, NOT_OWNER(10, 0, 1000, 1001), err);
+}
+
+TEST_F(gcomm, max_comms_per_user_caps_one_user_and_names_the_cap)
+{
+	int err;
+
+	ASSERT_EQ(0, encd_param_set("max_comms_per_user", 2));
+	as_user(1000, 1000, err, encd_build(self->fd, 1, 0, 2, 0, NULL));
+	test_cmd(err);
+	as_user(1000, 1000, err, encd_build(self->fd, 2, 0, 2, 1, NULL));
+	test_cmd(err);
+	as_user(1000, 1000, err, encd_build(self->fd, 3, 0, 2, 0, NULL));
+	test_why(EDQUOT, ENCD_REASON_USER_CAP,
+		 "user 1000 holds 2 global comms, the most max_comms_per_user=2 allows", err);
+	/* VALIDATE builds too; attaching to one's own comm makes none. */
+	as_user(1000, 1000, err, encd_validate(self->fd2, 3, 0, 2, 0, NULL));
+	test_err(EDQUOT, NULL, err);
+	as_user(1000, 1000, err, encd_build(self->fd2, 1, 0, 2, 0, NULL));
+	test_cmd(err);
+	/* The cap is per user. */
+	as_user(1001, 1001, err, encd_build(self->fd2, 3, 0, 2, 0, NULL));
+	test_cmd(err);
+	/* A comm let go of is one fewer; 0 is no cap. */
+	test_cmd(encd_release(self->fd, 1, 0));
+	test_cmd(encd_release(self->fd2, 1, 0));
+	as_user(1000, 1000, err, encd_build(self->fd, 4, 0, 2, 0, NULL));
+	test_cmd(err);
+	as_user(1000, 1000, err, encd_build(self->fd, 5, 0, 2, 0, NULL));
+	test_err(EDQUOT, NULL, err);
+	ASSERT_EQ(0, encd_param_set("max_comms_per_user", 0));
+	as_user(1000, 1000, err, encd_build(self->fd, 5, 0, 2, 0, NULL));
+	test_cmd(err);
 }
 
 TEST_HARNESS_MAIN

@@ -83,7 +83,8 @@ GCOMM_FIELDS = [("ctx", "ctx"), ("serial", "serial"), ("g_device_id", "g-device-
                 ("g_device_cnt", "g-device-cnt"), ("virtual_server_id", "virtual-server-id"),
                 ("pod_type", "pod-type"), ("pod_node_id", "pod-node-id"), ("pod_sz", "pod-sz"),
                 ("state", "state"), ("check_sigs", "check-sigs"), ("holders", "holders"),
-                ("created_ns", "created"), ("host_tx_bytes", "host-tx-bytes")]
+                ("created_ns", "created"), ("host_tx_bytes", "host-tx-bytes"),
+                ("owner_uid", "owner-uid")]
 # What YNL leaves out of a message: a flag that is not set, or an attribute
 # the kernel did not send (encctl's null).
 GCOMM_FLAGS = {"check-sigs"}

@@ -436,6 +436,9 @@ TEST_F(nl, events_say_when_a_comm_is_built_and_torn_down)
 	ASSERT_NE(NULL, ev);
 	ASSERT_EQ(ENCD_NL_CMD_GCOMM_ADD_NTF, encd_genl_cmd(ev));
 	check_gcomm(_metadata, ev, &h);
+	/* Any listener hears it: it does not say whose the comm is. */
+	encd_genl_parse(ev, tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(NULL, tb[ENCD_A_GCOMM_OWNER_UID]);
 
 	/* A second holder of the same world makes no new comm: no event. */
 	test_cmd(encd_build(self->fd, 42, 7, 16, 1, NULL));
@@ -864,8 +867,11 @@ static const char *encctl_path(void)
 	return path;
 }
 
-/* Runs encctl with @args and parses its standard output as JSON. */
-static struct json_object *encctl_json(const char *args)
+/*
+ * Runs encctl with @args, through @runas (a command such as setpriv's, or
+ * ""), and parses its standard output as JSON.
+ */
+static struct json_object *encctl_json_as(const char *runas, const char *args)
 {
 	char cmd[1024], *out = NULL;
 	size_t len = 0, n;
@@ -873,7 +879,7 @@ static struct json_object *encctl_json(const char *args)
 	FILE *p, *mem;
 	char buf[4096];
 
-	snprintf(cmd, sizeof(cmd), "%s %s", encctl_path(), args);
+	snprintf(cmd, sizeof(cmd), "%s%s %s", runas, encctl_path(), args);
 	p = popen(cmd, "r");
 	if (!p)
 		return NULL;
@@ -888,6 +894,11 @@ static struct json_object *encctl_json(const char *args)
 	j = json_tokener_parse(out);
 	free(out);
 	return j;
+}
+
+static struct json_object *encctl_json(const char *args)
+{
+	return encctl_json_as("", args);
 }
 
 static int64_t j_int(struct json_object *o, const char *key)
@@ -1378,6 +1389,101 @@ TEST_F_TIMEOUT(nl, nodes_of_a_256_rank_world_are_split_and_put_back_together, 90
 		ASSERT_TRUE(json_world_node_whole(json_object_array_get_idx(comms, i)));
 	json_object_put(j);
 	free(d);
+}
+
+/* --- whose a comm is, and who is told --- */
+
+#define OWNED_CORE	11
+#define OWNER_UID	1000
+
+/*
+ * As user *@arg: 1 when a get and a dump of the owned comm both say its
+ * owner, 2 when neither does, or another number saying what went wrong.
+ */
+static int owner_seen_by(void *arg)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	uid_t uid = *(uid_t *)arg;
+	struct encd_genl_reply rep;
+	struct gcomms gs = {};
+	struct encd_genl nl;
+	int seen[2], i;
+
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+		return 10;
+	if (encd_genl_open(&nl))
+		return 11;
+	if (gcomm_get(&nl, OWNED_CORE, 0, &gs, &rep) || gs.n != 1)
+		return 12;
+	if (gcomm_dump(&nl, OWNED_CORE, 0, &gs, &rep) || gs.n != 2)
+		return 13;
+	for (i = 0; i < 2; i++) {
+		encd_genl_parse(gs.msg[i], tb, ENCD_A_GCOMM_MAX);
+		seen[i] = !tb[ENCD_A_GCOMM_OWNER_UID] ? 2 :
+			  a_u32(tb[ENCD_A_GCOMM_OWNER_UID]) == OWNER_UID ? 1 : 14;
+	}
+	gcomms_free(&gs);
+	return seen[0] == seen[1] ? seen[0] : 15;
+}
+
+/* The owner_uid of core OWNED_CORE's comm in encctl's JSON comms; -1 for null. */
+static int64_t json_owner(struct json_object *comms)
+{
+	struct json_object *c, *v;
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(comms); i++) {
+		c = json_object_array_get_idx(comms, i);
+		if (j_int(c, "nec_dev") != OWNED_CORE)
+			continue;
+		if (!json_object_object_get_ex(c, "owner_uid", &v))
+			return -2;
+		return v ? json_object_get_int64(v) : -1;
+	}
+	return -3;
+}
+
+TEST_F(nl, a_comms_owner_is_told_to_root_and_to_the_owner_alone)
+{
+	const struct nlattr *tb[ENCD_A_GCOMM_MAX + 1];
+	struct encd_genl_reply rep;
+	struct json_object *j, *comms;
+	struct gcomms gs = {};
+	uid_t uid;
+	int err;
+
+	ASSERT_EQ(0, setresgid(-1, OWNER_UID, -1));
+	ASSERT_EQ(0, setresuid(-1, OWNER_UID, -1));
+	err = encd_build(self->fd, OWNED_CORE, 0, 2, 0, NULL);
+	ASSERT_EQ(0, setresuid(-1, 0, -1));
+	ASSERT_EQ(0, setresgid(-1, 0, -1));
+	test_cmd(err);
+
+	ASSERT_EQ(0, gcomm_get(&self->nl, OWNED_CORE, 0, &gs, &rep));
+	ASSERT_EQ(1, gs.n);
+	encd_genl_parse(gs.msg[0], tb, ENCD_A_GCOMM_MAX);
+	ASSERT_EQ(OWNER_UID, a_u32(tb[ENCD_A_GCOMM_OWNER_UID]));
+	gcomms_free(&gs);
+	uid = OWNER_UID;
+	ASSERT_EQ(1, in_child(owner_seen_by, &uid));
+	uid = 65534;
+	ASSERT_EQ(2, in_child(owner_seen_by, &uid));
+
+	/* encctl shows it to root, and null to another user. */
+	j = encctl_json("-j comm show dev 11 ctx 0");
+	ASSERT_NE(NULL, j);
+	ASSERT_EQ(OWNER_UID, json_owner(j));
+	json_object_put(j);
+	j = encctl_json("-j status");
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "comms", &comms));
+	ASSERT_EQ(OWNER_UID, json_owner(comms));
+	json_object_put(j);
+	j = encctl_json_as("setpriv --reuid=65534 --regid=65534 --clear-groups ", "-j status");
+	ASSERT_NE(NULL, j);
+	ASSERT_TRUE(json_object_object_get_ex(j, "comms", &comms));
+	ASSERT_EQ(-1, json_owner(comms));
+	json_object_put(j);
 }
 
 TEST_HARNESS_MAIN

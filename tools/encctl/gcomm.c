@@ -73,6 +73,9 @@ void encctl_gcomm_parse(const struct nlmsghdr *nlh, struct encctl_gcomm *g)
 	g->has_host_tx = tb[ENCD_A_GCOMM_HOST_TX_BYTES] &&
 			 !mnl_attr_validate(tb[ENCD_A_GCOMM_HOST_TX_BYTES], MNL_TYPE_U64);
 	g->host_tx_bytes = encctl_attr_u64(tb[ENCD_A_GCOMM_HOST_TX_BYTES], 0);
+	g->has_owner = tb[ENCD_A_GCOMM_OWNER_UID] &&
+		       !mnl_attr_validate(tb[ENCD_A_GCOMM_OWNER_UID], MNL_TYPE_U32);
+	g->owner_uid = encctl_attr_u32(tb[ENCD_A_GCOMM_OWNER_UID], 0);
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr))
 		if (mnl_attr_get_type(attr) == ENCD_A_GCOMM_PHASE)
 			encctl_phase_add(&g->phases, attr);
@@ -376,6 +379,19 @@ void encctl_host_tx_print(const struct encctl_gcomm *g, const char *fmt)
 		print_null("host_tx_bytes");
 }
 
+void encctl_owner_print(const struct encctl_gcomm *g, const char *fmt)
+{
+	char uid[16] = "-";
+
+	if (g->has_owner) {
+		print_uint(PRINT_JSON, "owner_uid", NULL, g->owner_uid);
+		snprintf(uid, sizeof(uid), "%u", g->owner_uid);
+	} else {
+		print_null("owner_uid");
+	}
+	print_string(PRINT_FP, NULL, fmt, uid);
+}
+
 void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool nodes)
 {
 	char buf[32];
@@ -401,6 +417,7 @@ void encctl_gcomm_print(const char *key, const struct encctl_gcomm *g, bool node
 		     g->root_comm_id[0] ? g->root_comm_id : "-");
 	print_bool(PRINT_ANY, "check_sigs", " check-sigs %s", g->check_sigs);
 	print_uint(PRINT_ANY, "holders", " holders %llu", g->holders);
+	encctl_owner_print(g, " owner %s");
 	print_uint(PRINT_JSON, "created_ns", NULL, g->created_ns);
 	print_string(PRINT_FP, NULL, " age %s",
 		     print_duration(encctl_age_ns(g->created_ns), buf, sizeof(buf)));

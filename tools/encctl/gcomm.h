@@ -38,6 +38,8 @@ struct encctl_gcomm {
 	uint64_t created_ns;
 	bool has_host_tx;		/* the comm's rank has a host agent */
 	uint64_t host_tx_bytes;		/* what that host sent on its links */
+	bool has_owner;			/* the kernel told us (root, or the owner) */
+	uint32_t owner_uid;		/* who built it, and alone may use it */
 	struct encctl_phases phases;
 	struct encctl_error error;
 	struct encctl_node *nodes;
@@ -81,6 +83,12 @@ void encctl_node_print(const char *key, const struct encctl_node *n, const char 
  * host agent, for text: @fmt with the count.
  */
 void encctl_host_tx_print(const struct encctl_gcomm *g, const char *fmt);
+
+/*
+ * owner_uid for JSON (null when the kernel did not say: it tells only root
+ * and the owner) and for text: @fmt with the uid, or with "-".
+ */
+void encctl_owner_print(const struct encctl_gcomm *g, const char *fmt);
 
 /* Nanoseconds since @boottime_ns, CLOCK_BOOTTIME; 0 if that is the future. */
 uint64_t encctl_age_ns(uint64_t boottime_ns);

@@ -143,6 +143,7 @@ static void print_comm(const struct encctl_gcomm *g)
 	print_uint(PRINT_JSON, "created_ns", NULL, g->created_ns);
 	print_string(PRINT_FP, NULL, " %8s", age);
 	print_uint(PRINT_ANY, "holders", " %7llu", g->holders);
+	encctl_owner_print(g, " %6s");
 	print_string(PRINT_ANY, "root_comm_id", "  %s\n", g->root_comm_id[0] ? g->root_comm_id : "-");
 	print_uint(PRINT_JSON, "serial", NULL, g->serial);
 	print_bool(PRINT_JSON, "check_sigs", NULL, g->check_sigs);
@@ -179,7 +180,7 @@ static int status_show(int argc, char **argv)
 	print_open_object(NULL);
 	print_host(&topo, allow_insecure, comms.n);
 	if (comms.n)
-		print_text("CORE CTX RANK/WORLD  POD           VS  STATE              AGE HOLDERS  ROOT\n");
+		print_text("CORE CTX RANK/WORLD  POD           VS  STATE              AGE HOLDERS  OWNER  ROOT\n");
 	print_open_array("comms");
 	for (i = 0; i < comms.n; i++)
 		print_comm(&comms.comms[i]);

@@ -136,6 +136,12 @@
  *	errno none of the above explains); the sentence has the errno
  * @ENCD_REASON_DEVICE_LOST: the Neuron device of a core of this world went
  *	away (ENODEV); the sentence names the device and the core
+ * @ENCD_REASON_NOT_OWNER: the core and context's global comm is another
+ *	user's: only the user who built it (or encd's loopback_group, when
+ *	its builder was a member) attaches to it or sets it up (EACCES); the
+ *	sentence names its owner
+ * @ENCD_REASON_USER_CAP: the caller's user already holds as many global
+ *	comms as the module parameter max_comms_per_user allows (EDQUOT)
  * @__ENCD_REASON_CNT: the number of reasons, which grows; not one itself
  */
 enum encd_reason {
@@ -160,6 +166,8 @@ enum encd_reason {
 	ENCD_REASON_NO_MEMORY,
 	ENCD_REASON_INTERNAL,
 	ENCD_REASON_DEVICE_LOST,
+	ENCD_REASON_NOT_OWNER,
+	ENCD_REASON_USER_CAP,
 	__ENCD_REASON_CNT,
 };
 
@@ -309,6 +317,12 @@ struct encd_version {
  * comm is bootstrapped, else EINVAL "World size of neff != global
  * communicator. Recommend nrt_build_global_comm first.". On success this fd
  * holds the comm.
+ *
+ * Either way, a comm that exists is attached to only by the user who built
+ * it (or a member of encd's loopback_group when its builder was one): for
+ * anyone else, root included, the call fails with EACCES, reason
+ * ENCD_REASON_NOT_OWNER, naming the owner's uid. A new comm past the
+ * module parameter max_comms_per_user is EDQUOT, ENCD_REASON_USER_CAP.
  */
 struct encd_global_comm_req {
 	struct encd_head head;
@@ -836,6 +850,8 @@ struct encd_program_seal {
  *   ECONNRESET, ECONNREFUSED, EPROTO, EMSGSIZE, EBADMSG, ENOBUFS: a host
  *              vanished or broke the protocol; the sentence names it.
  *   EBUSY      the world was set up by another file.
+ *   EACCES     (SETUP) the comm is another user's (ENCD_REASON_NOT_OWNER):
+ *              a file handed to another user cannot take its rank.
  *
  * Message counters: each comm node counts the messages it sent (tx) and
  * received (rx) by type (enum encd_msg_type) and size: signature validation
