@@ -22,9 +22,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, encctl_json,  # noqa: E402
-                        finish, kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
-                        stop, wait_until, main)
+from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
+                        kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
+                        stop, wait_until, main, encctl_json)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
