@@ -818,6 +818,14 @@ void encd_addr_to_wire(const struct sockaddr_storage *ss, struct encd_wire_addr 
 int encd_addr_from_wire(const struct encd_wire_addr *w, struct sockaddr_storage *ss);
 const char *encd_errno_name(int err);
 
+/* netpolicy.c */
+/* What a sentence shows of the networks parameter: its start, at most. */
+#define ENCD_NETWORKS_SHOWN	96
+bool encd_addr_is_loopback(const struct sockaddr_storage *ss);
+bool encd_addr_allowed(const struct sockaddr_storage *ss, const struct sockaddr_storage *root);
+void encd_networks_show(char *out, size_t size);
+char *encd_networks_dup(void);
+
 /* link.c */
 struct encd_link *encd_link_connect(struct encd_host *h, const struct sockaddr_storage *to,
 				    u32 purpose, bool retry);

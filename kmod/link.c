@@ -1135,6 +1135,19 @@ static void link_step(struct encd_link *l)
 	if (READ_ONCE(l->dead))
 		return;
 	if (l->phase == LINK_CONNECTING) {
+		/*
+		 * Before each attempt: the table was checked as it came, but the
+		 * administrator may have narrowed the networks since.
+		 */
+		if (!l->sock && !encd_addr_allowed(&l->addr, &l->host->wk.root)) {
+			char nets[ENCD_NETWORKS_SHOWN];
+
+			encd_networks_show(nets, sizeof(nets));
+			link_failed(l, -EADDRNOTAVAIL,
+				    "%pISc is outside the networks encd may use (networks=%s)",
+				    &l->addr, nets);
+			return;
+		}
 		err = link_connect_step(l);
 		if (err == -EINPROGRESS && time_before(jiffies, l->deadline)) {
 			queue_delayed_work(encd_wq, &l->work, l->deadline - jiffies);
@@ -1304,6 +1317,7 @@ static struct encd_link *listener_victim(struct encd_host *h, struct encd_link *
 static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 {
 	struct encd_host *h = ls->host;
+	struct sockaddr_storage peer;
 	struct encd_link *l, *victim;
 
 	/*
@@ -1314,13 +1328,25 @@ static void listener_adopt(struct encd_listener *ls, struct socket *sock)
 	write_lock_bh(&sock->sk->sk_callback_lock);
 	sock->sk->sk_data_ready = ls->saved_data_ready;
 	write_unlock_bh(&sock->sk->sk_callback_lock);
+	if (kernel_getpeername(sock, (struct sockaddr *)&peer) < 0)
+		peer.ss_family = AF_UNSPEC;
+	/*
+	 * A caller from outside the networks encd may use goes at once, as a
+	 * stranger's connection would at its deadline: no handshake, no
+	 * place among the pending. (The world key is the host's for life.)
+	 */
+	if (!encd_addr_allowed(&peer, &h->wk.root)) {
+		net_dbg_ratelimited("a connection from %pISpc, outside the networks encd may use: closed\n",
+				    &peer);
+		sock_drop(sock);
+		return;
+	}
 	l = link_alloc(h, 0, false);
 	if (!l) {
 		sock_drop(sock);
 		return;
 	}
-	if (kernel_getpeername(sock, (struct sockaddr *)&l->addr) < 0)
-		l->addr.ss_family = AF_UNSPEC;
+	l->addr = peer;
 	tcp_sock_set_nodelay(sock->sk);
 	l->phase = LINK_AWAIT_HELLO;
 	l->deadline = jiffies + msecs_to_jiffies(ENCD_HANDSHAKE_MS);

@@ -1037,17 +1037,24 @@ int encd_nl_vcore_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
+	char *nets;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
+	nets = encd_networks_dup();
+	msg = nets ? genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL) : NULL;
+	if (!msg) {
+		kfree(nets);
 		return -ENOMEM;
+	}
 	hdr = genlmsg_put_reply(msg, info, &encd_family, 0, ENCD_NL_CMD_MODULE_GET);
 	if (!hdr ||
-	    nla_put_u8(msg, ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, encd_allow_insecure_worlds())) {
+	    nla_put_u8(msg, ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, encd_allow_insecure_worlds()) ||
+	    nla_put_string(msg, ENCD_A_MODULE_NETWORKS, nets)) {
+		kfree(nets);
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
+	kfree(nets);
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 }

@@ -398,6 +398,19 @@ static int root_on_join(struct encd_host *h, struct encd_link *l, const struct e
 		       &listen, encd_link_addr(l));
 		return 0;
 	}
+	/*
+	 * Its listener must be where this kernel may send the others, as the
+	 * table it goes into will be checked against the same networks.
+	 */
+	if (!encd_addr_allowed(&listen, &h->wk.root)) {
+		char nets[ENCD_NETWORKS_SHOWN];
+
+		encd_networks_show(nets, sizeof(nets));
+		reject(h, l, -EADDRNOTAVAIL, ENCD_REASON_ADDRESS, ENCD_WIRE_NO_RANK,
+		       "it announced %pISc for its peers to call, outside the networks encd may use (networks=%s)",
+		       &listen, nets);
+		return 0;
+	}
 	/* The world failed before it came: it hears why, as the others did. */
 	if (h->state == ENCD_HOST_FAILED) {
 		reject(h, l, h->failure.err, h->failure.reason, ENCD_WIRE_NO_RANK, "%s",

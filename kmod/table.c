@@ -175,6 +175,7 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len,
 {
 	const struct encd_wire_table *t = buf;
 	const struct encd_wire_table_host *wh;
+	char nets[ENCD_NETWORKS_SHOWN];
 	struct sockaddr_storage addr;
 	const __be32 *wr;
 	u32 n_ranks, n_hosts, i, self;
@@ -212,6 +213,9 @@ static int host_parse_table(struct encd_host *h, const void *buf, u32 len,
 		encd_addr_to_wire(&addr, &p->hosts[i].addr);
 		if (i != self && !memcmp(wh[i].host_id, h->id, ENCD_HOST_ID_LEN))
 			goto bad;
+		/* The root chose where this host would call: only where it may. */
+		if (i != self && !encd_addr_allowed(&addr, &h->wk.root))
+			goto outside;
 	}
 	for (i = 0; i < n_ranks; i++) {
 		p->rank_host[i] = be32_to_cpu(wr[i]);
@@ -238,6 +242,14 @@ bad:
 	kvfree(seen);
 	table_parse_free(p);
 	scnprintf(why, why_len, "its table of the world does not add up");
+	return -EPROTO;
+outside:
+	kvfree(seen);
+	encd_networks_show(nets, sizeof(nets));
+	scnprintf(why, why_len,
+		  "its table gives host %u the address %pISc, outside the networks encd may use (networks=%s)",
+		  i, &addr, nets);
+	table_parse_free(p);
 	return -EPROTO;
 }
 

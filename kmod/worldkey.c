@@ -20,19 +20,6 @@
 
 #include "encd_private.h"
 
-static bool addr_is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return ipv4_is_loopback(((const struct sockaddr_in *)ss)->sin_addr.s_addr);
-	if (ss->ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-		return ipv6_addr_loopback(a) ||
-		       (ipv6_addr_v4mapped(a) && ipv4_is_loopback(a->s6_addr32[3]));
-	}
-	return false;
-}
-
 /* Whose a loopback world the caller sets up is: its group's, or its user's. */
 static void loopback_owner(__be32 owner[2])
 {
@@ -76,6 +63,14 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 		return encd_fail(ucmd, -EINVAL,
 				 "root_comm_id \"%s\" is not host:port (a numeric IPv4 address, [IPv6] or localhost)",
 				 g->root_comm_id);
+	if (wk->world_size > 1 && !encd_addr_allowed(&wk->root, &wk->root)) {
+		char nets[ENCD_NETWORKS_SHOWN];
+
+		encd_networks_show(nets, sizeof(nets));
+		return encd_fail_why(ucmd, -EACCES, ENCD_REASON_ADDRESS,
+				     "root_comm_id %s is outside the networks encd may use: networks=%s (a parameter of the encd module)",
+				     g->root_comm_id, nets);
+	}
 	if (cmd->secret_len > sizeof(secret))
 		return encd_fail(ucmd, -EINVAL, "A world secret is at most %u bytes, not %u",
 				 ENCD_WORLD_SECRET_MAX, cmd->secret_len);
@@ -83,7 +78,7 @@ int encd_world_key_setup(struct encd_ucmd *ucmd, struct encd_gcomm *g,
 		if (copy_from_user(secret, u64_to_user_ptr(cmd->secret_uptr), cmd->secret_len))
 			return -EFAULT;
 		kind = ENCD_KEY_SECRET;
-	} else if (wk->world_size == 1 || addr_is_loopback(&wk->root)) {
+	} else if (wk->world_size == 1 || encd_addr_is_loopback(&wk->root)) {
 		kind = ENCD_KEY_LOOPBACK;
 		loopback_owner(owner);
 	} else if (encd_allow_insecure_worlds()) {

@@ -6,8 +6,8 @@
 # refuses, a comm that is not there), that words are never abbreviated, that
 # -j, -p and -V work before or after the object, that errors are JSON with
 # -j (world join's and launch's too, through the same printer), that asking
-# for the family loads the module, and that status warns when encd allows
-# worlds without a secret. KTAP output; run by tools/vm in
+# for the family loads the module, that status warns when encd allows
+# worlds without a secret and shows the networks worlds may use. KTAP output; run by tools/vm in
 # the VM with encd loaded, from the selftests directory. It unloads and
 # reloads encd, so it refuses to run anywhere but in the test VM (it
 # skips); there, a missing encctl or module fails it.
@@ -362,5 +362,18 @@ rmmod encd && insmod "$ko" allow_insecure_worlds=1
 expect_insecure status_warns_when_loaded_with_allow_insecure_worlds true
 rmmod encd && insmod "$ko"
 expect_insecure status_is_quiet_again_once_reloaded_without_it false
+
+# networks at load: shown as encd reads it, in text and JSON; a bad value
+# fails the load.
+rmmod encd && insmod "$ko" networks=10.0.0.0/8,FD00::/8
+expect status_shows_networks_given_at_load 0 \
+	'^encd: networks=10\.0\.0\.0/8,fd00::/8: worlds use no other address' "$encctl" status
+expect json_status_shows_networks 0 '"networks": *"10\.0\.0\.0/8,fd00::/8"' \
+	"$encctl" -j status
+rmmod encd
+expect a_bad_networks_value_fails_the_load 1 'Invalid argument|Invalid parameters' \
+	insmod "$ko" networks=10.0.0.0/40
+insmod "$ko"
+expect json_status_shows_no_networks_by_default 0 '"networks": *""' "$encctl" -j status
 
 exit $((failed > 0))

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
 from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
                         kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
-                        stop, wait_until, main)
+                        stop, wait_until, main, encctl_json)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -325,6 +325,206 @@ def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
     finally:
         f.stop()
         finish([r] if "r" in locals() else [])
+
+
+# --- the networks encd may use ---
+
+# Addresses off loopback for the networks cases, on lo: the root's network
+# (NETS), and one outside it (OUTSIDE). A loopback address would not do:
+# it is always allowed to a world whose root is on loopback.
+NETS, INSIDE, OUTSIDE = "10.99.0.0/24", "10.99.0.1", "10.99.1.1"
+NETWORKS = "/sys/module/encd/parameters/networks"
+# What empties it: Python writes nothing at all for "".
+EMPTY = "\n"
+
+
+def networks_addresses():
+    for a in (INSIDE, OUTSIDE):
+        sh("ip", "addr", "add", a + "/32", "dev", "lo", check=False)
+
+
+def set_networks(value):
+    """Writes the networks parameter: None, or the errno it was refused with."""
+    fd = os.open(NETWORKS, os.O_WRONLY)
+    try:
+        os.write(fd, value.encode())
+        return None
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def networks_now():
+    with open(NETWORKS) as f:
+        return f.read().rstrip("\n")
+
+
+def kernel_log():
+    return subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+
+
+@case
+def the_networks_parameter_refuses_bad_values_and_setup_refuses_a_root_outside():
+    """networks is parsed whole as it is written: a bad value is refused
+    with EINVAL and a warning saying why, the old value staying; a good one
+    reads back as encd shows it, in `encctl status` too. A rank whose root
+    is outside the networks is refused at setup, at once, with a sentence
+    naming the parameter; a loopback world still forms."""
+    networks_addresses()
+    with module_param("networks", NETS, EMPTY):
+        bad = (("10.99.0.0/33", "the length of an IPv4 prefix is 0 to 32"),
+               ("10.99.0.1/24", "has bits set past its prefix length"),
+               ("10.99.0.0/24,,fd00::/8", "an empty item"),
+               ("eth0", "is not a numeric IPv4 or IPv6 address"),
+               ("fd00::/129", "the length of an IPv6 prefix is 0 to 128"),
+               (",".join(["10.%d.0.0/16" % i for i in range(17)]), "more than 16 prefixes"))
+        for value, why in bad:
+            err = set_networks(value)
+            if err != 22:
+                return False, "networks=%s: errno %s, not EINVAL" % (value, err)
+            if networks_now() != NETS:
+                return False, "after networks=%s was refused it reads %r" % (value,
+                                                                            networks_now())
+            if "networks=%s refused: " % value not in kernel_log() or why not in kernel_log():
+                return False, "networks=%s: no warning saying \"%s\"" % (value, why)
+        if set_networks(" %s , FD00::0/8\n" % NETS) is not None:
+            return False, "a good value was refused"
+        shown = "%s,fd00::/8" % NETS
+        status = encctl_json("status").get("networks")
+        if networks_now() != shown or status != shown:
+            return False, "networks reads %r, encctl status shows %r" % (networks_now(), status)
+        set_networks(NETS)
+        root = "10.99.2.1:%d" % port()
+        r = Rank(0, 0, 2, root, DEADLINE_MS, secret=True)
+        r.wait()
+        want = ("root_comm_id %s is outside the networks encd may use: networks=%s (a parameter "
+                "of the encd module)" % (root, NETS))
+        if r.ok or want not in r.error or r.res.get("reason") != "address":
+            return False, "a root outside: %s (%s)" % (r.error or "formed", r.res.get("reason"))
+        if r.end - r.start > 5:
+            return False, "the refusal took %.1f s" % (r.end - r.start)
+        lo = loopback()
+        ranks = [Rank(i, i, 2, lo, DEADLINE_MS, ["--barrier"]) for i in range(2)]
+        finish(ranks)
+        ok, why = all_ok(ranks)
+        if not ok:
+            return False, "a loopback world with networks=%s: %s" % (NETS, why)
+    status = encctl_json("status").get("networks")
+    if networks_now() != "" or status != "":
+        return False, "networks not emptied: %r, encctl status %r" % (networks_now(), status)
+    return True, "%d bad values refused with EINVAL and a warning; \"%s\"; a loopback world " \
+        "formed" % (len(bad), r.error)
+
+
+@case
+def a_listener_closes_a_connection_from_outside_the_networks_at_once():
+    """With networks set, the root's listener closes a connection from an
+    address outside them as it accepts it: not even a CHALLENGE answers its
+    HELLO. One from inside gets its CHALLENGE, and a world of hosts inside
+    forms."""
+    networks_addresses()
+    with module_param("networks", NETS, EMPTY):
+        root = "%s:%d" % (INSIDE, port())
+        r0 = Rank(0, 0, 2, root, DEADLINE_MS, ["--barrier", "--force-tcp"], secret=True)
+        if not root_listens(root):
+            return False, "the root never listened"
+        got = {}
+        for src in (OUTSIDE, INSIDE):
+            s = socket.socket()
+            s.settimeout(5)
+            try:
+                s.bind((src, 0))
+                s.connect(P.parse_hostport(root))
+                link = P.Link(KEY, True, P.CONTROL)
+                link.hello()
+                s.sendall(bytes(link.out))
+                got[src] = s.recv(4096)
+            except (ConnectionResetError, BrokenPipeError):
+                got[src] = b""
+            except socket.timeout:
+                got[src] = None
+            finally:
+                s.close()
+        if got[OUTSIDE] != b"":
+            return False, "a connection from %s got %r, not closed" % (OUTSIDE, got[OUTSIDE])
+        if not got[INSIDE]:
+            return False, "a connection from %s got %r, not a CHALLENGE" % (INSIDE, got[INSIDE])
+        r1 = Rank(1, 1, 2, root, DEADLINE_MS, ["--barrier", "--force-tcp"], secret=True)
+        finish([r0, r1])
+    ok, why = all_ok([r0, r1])
+    return ok, why if not ok else "from %s: closed; from %s: %d bytes of CHALLENGE; %s" % (
+        OUTSIDE, INSIDE, len(got[INSIDE]), why)
+
+
+@case
+def a_member_root_cannot_make_a_host_call_outside_the_networks():
+    """A fake root at 10.99.0.1 gives kernel rank 1 a table of four hosts
+    of one rank each that puts host 3, the kernel host's child in the host
+    tree, at 10.99.1.1, outside networks=10.99.0.0/24, where the test
+    listens: the kernel host refuses the table, naming the root, and never
+    calls there. With 10.99.1.1 in the networks, the same table makes it
+    call there at once, to pass the table on: the listener would have seen
+    it."""
+    networks_addresses()
+    n = 4
+    out = []
+    for nets, refused in ((NETS, True), (NETS + "," + OUTSIDE + "/32", False)):
+        trap = socket.socket()
+        trap.bind((OUTSIDE, 0))
+        trap.listen(8)
+        trap.setblocking(False)
+        root = "%s:%d" % (INSIDE, port())
+        f = P.FakeHost(root, n, [0, 2, 3], KEY)
+        told = threading.Event()
+
+        def forged_table(f=f, trap=trap, told=told):
+            if len(f.owner) < n or told.is_set():
+                return
+            told.set()
+            j = next(j for j in f.joined if j["ranks"])
+            body = struct.pack(">QII", 7, n, 4) + f.id + P.addr_wire(*f.listen_addr)
+            body += j["id"] + P.addr_wire(*j["listen"])
+            body += os.urandom(P.HOST_ID_LEN) + P.addr_wire(INSIDE, 1)
+            body += os.urandom(P.HOST_ID_LEN) + P.addr_wire(*trap.getsockname())
+            body += struct.pack(">4I", 0, 1, 2, 3)
+            f.send_frame(j["peer"], P.TABLE, body)
+        f._root_check_complete = forged_table
+        try:
+            with module_param("networks", nets, EMPTY):
+                f.start()
+                if not root_listens(root):
+                    return False, "the fake root never listened"
+                r = Rank(1, 1, n, root, DEADLINE_MS, ["--barrier", "--force-tcp"], secret=True)
+                r.wait()
+            time.sleep(0.5)
+            try:
+                c, _ = trap.accept()
+                c.close()
+                called = True
+            except BlockingIOError:
+                called = False
+        finally:
+            f.stop()
+            trap.close()
+        if not told.is_set():
+            return False, "networks=%s: the kernel rank never registered: %s" % (nets, r.error)
+        if r.ok:
+            return False, "networks=%s: the world formed with a forged table" % nets
+        want = ("its table gives host 3 the address %s, outside the networks encd may use "
+                "(networks=%s)" % (OUTSIDE, NETS))
+        if refused:
+            if want not in r.error or root not in r.error or called:
+                return False, "networks=%s: %s; called %s: %s" % (nets, r.error, OUTSIDE, called)
+            if r.end - r.start > DEADLINE_MS / 2000:
+                return False, "rank 1 failed at its deadline: %s" % r.error
+            out.append("\"%s\"; %s never called" % (r.error, OUTSIDE))
+        else:
+            if not called:
+                return False, "networks=%s: the kernel never called %s: %s" % (nets, OUTSIDE,
+                                                                               r.error)
+            out.append("with %s/32 in the networks it called there" % OUTSIDE)
+    return True, "; ".join(out)
 
 
 def small_memory_cgroup(limit):

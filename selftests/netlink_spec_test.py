@@ -202,12 +202,17 @@ def ynl_cli_gets_a_comm_and_the_topology():
 def ynl_cli_module_get_is_the_parameter_and_encctl_status():
     with open("/sys/module/encd/parameters/allow_insecure_worlds") as f:
         param = f.read().strip()
+    with open("/sys/module/encd/parameters/networks") as f:
+        networks = f.read().rstrip("\n")
     got = ynl_json("--do", "module-get")
-    shown = encctl_status()["allow_insecure_worlds"]
+    status = encctl_status()
+    shown = status["allow_insecure_worlds"]
     want = 1 if param == "Y" else 0
-    if got != {"allow-insecure-worlds": want} or shown is not bool(want):
-        return False, "parameter %s, module-get %s, encctl status %s" % (param, got, shown)
-    return True, "allow-insecure-worlds %d" % want
+    if got != {"allow-insecure-worlds": want, "networks": networks} or \
+            shown is not bool(want) or status["networks"] != networks:
+        return False, "parameters %s and %r, module-get %s, encctl status %s and %r" % (
+            param, networks, got, shown, status["networks"])
+    return True, "allow-insecure-worlds %d, networks %r" % (want, networks)
 
 
 @case

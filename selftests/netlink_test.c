@@ -172,6 +172,7 @@ FIXTURE(nl) {
 };
 
 #define INSECURE_PARAM	"allow_insecure_worlds"
+#define NETWORKS_PARAM	"networks"
 
 /* A bool module parameter: 1 (Y), 0 (N), or -1 when it cannot be read. */
 static int param_bool(const char *name)
@@ -210,6 +211,8 @@ FIXTURE_TEARDOWN(nl)
 	topo_set(&self->nl, 0, 0, 0, 0, 0);
 	if (self->insecure >= 0)
 		encd_param_set(INSECURE_PARAM, self->insecure);
+	/* The runner loads encd without networks: any address. */
+	encd_write_str(ENCD_PARAMS NETWORKS_PARAM, "\n");
 	close(self->fd);
 	encd_genl_close(&self->nl);
 }
@@ -603,6 +606,31 @@ static int module_get(struct encd_genl *nl, struct encd_genl_reply *rep)
 out:
 	gcomms_free(&gs);
 	return allow;
+}
+
+/* MODULE_GET: networks, copied into @buf; -1 when the reply has no such string. */
+static int module_get_networks(struct encd_genl *nl, char *buf, size_t size)
+{
+	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1];
+	struct encd_genl_reply rep;
+	const struct nlattr *a;
+	struct gcomms gs = {};
+	struct encd_genl_req r;
+	int ret = -1;
+
+	encd_genl_req_init(&r, nl->family, ENCD_NL_CMD_MODULE_GET, 0);
+	if (encd_genl_talk(nl, &r, gcomms_cb, &gs, &rep) || gs.n != 1)
+		goto out;
+	encd_genl_parse(gs.msg[0], tb, ENCD_A_MODULE_MAX);
+	a = tb[ENCD_A_MODULE_NETWORKS];
+	if (a && encd_nla_len(a) >= 1 && encd_nla_len(a) <= size &&
+	    !((char *)encd_nla_data(a))[encd_nla_len(a) - 1]) {
+		memcpy(buf, encd_nla_data(a), encd_nla_len(a));
+		ret = 0;
+	}
+out:
+	gcomms_free(&gs);
+	return ret;
 }
 
 static int module_get_in_new_netns(void *arg)
@@ -1046,6 +1074,34 @@ TEST_F(nl, module_get_and_encctl_status_follow_allow_insecure_worlds)
 		ASSERT_EQ(allow, json_object_get_boolean(v));
 		json_object_put(j);
 	}
+}
+
+TEST_F(nl, module_get_and_encctl_status_follow_networks)
+{
+	static const char *const set[] = { " 10.0.0.0/8 ,FD00::1\n", "\n" };
+	static const char *const shown[] = { "10.0.0.0/8,fd00::1/128", "" };
+	struct json_object *j, *v;
+	char nets[1024];
+	unsigned int i;
+
+	/* As the module was loaded: any address. */
+	ASSERT_EQ(0, module_get_networks(&self->nl, nets, sizeof(nets)));
+	ASSERT_STREQ("", nets);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, encd_write_str(ENCD_PARAMS NETWORKS_PARAM, set[i]));
+		ASSERT_EQ(0, module_get_networks(&self->nl, nets, sizeof(nets)));
+		ASSERT_STREQ(shown[i], nets);
+		j = encctl_json("-j status");
+		ASSERT_NE(NULL, j);
+		ASSERT_TRUE(json_object_object_get_ex(j, "networks", &v));
+		ASSERT_TRUE(json_object_is_type(v, json_type_string));
+		ASSERT_STREQ(shown[i], json_object_get_string(v));
+		json_object_put(j);
+	}
+	/* A bad value is refused, and changes nothing. */
+	ASSERT_EQ(EINVAL, encd_write_str(ENCD_PARAMS NETWORKS_PARAM, "10.0.0.0/40"));
+	ASSERT_EQ(0, module_get_networks(&self->nl, nets, sizeof(nets)));
+	ASSERT_STREQ("", nets);
 }
 
 /* Reads one line from @fp within @ms; NULL on timeout or end. */

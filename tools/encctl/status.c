@@ -25,8 +25,9 @@ static int status_help(int argc, char **argv)
 	printf("Usage: encctl [-j [-p]] status\n"
 	       "       encctl status help\n"
 	       "\n"
-	       "The host's topology, and a warning when encd was loaded with\n"
-	       "allow_insecure_worlds=1; then one line per global comm (NeuronCore device\n"
+	       "The host's topology, a warning when encd was loaded with\n"
+	       "allow_insecure_worlds=1, and the networks worlds may use when encd's\n"
+	       "networks parameter is set; then one line per global comm (NeuronCore device\n"
 	       "and context): rank and world size, pod, state, age, holders and root,\n"
 	       "followed by the world's phase times and the bytes its host agent sent, one\n"
 	       "line per comm node (stream, replica groups, state, phase times) and the\n"
@@ -34,32 +35,45 @@ static int status_help(int argc, char **argv)
 	return ENCCTL_EXIT_OK;
 }
 
+/* The module's settings that apply to every world. */
+struct module_settings {
+	int allow_insecure;	/* 0, 1, or 2 while the kernel did not say */
+	char networks[1024];	/* the networks parameter, "" for any address */
+	bool has_networks;	/* the kernel said (an older one does not) */
+};
+
 static int module_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[ENCD_A_MODULE_MAX + 1] = {};
-	int *allow_insecure = data;
+	struct module_settings *ms = data;
+	const char *nets;
 
 	encctl_nl_parse(nlh, tb, ENCD_A_MODULE_MAX);
-	*allow_insecure = encctl_attr_u8(tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS], 2);
+	ms->allow_insecure = encctl_attr_u8(tb[ENCD_A_MODULE_ALLOW_INSECURE_WORLDS], 2);
+	nets = encctl_attr_str(tb[ENCD_A_MODULE_NETWORKS]);
+	if (nets) {
+		snprintf(ms->networks, sizeof(ms->networks), "%s", nets);
+		ms->has_networks = true;
+	}
 	return MNL_CB_OK;
 }
 
-/* Whether worlds without a secret may form off loopback: 0, or -1 after saying why. */
-static int read_allow_insecure(struct encctl_nl *nl, bool *allow)
+/* The module's settings: 0, or -1 after saying why. */
+static int read_module(struct encctl_nl *nl, struct module_settings *ms)
 {
 	struct nlmsghdr *req = encctl_nl_request(nl, ENCD_NL_CMD_MODULE_GET, 0);
-	int value = 2;
 
-	if (encctl_nl_talk(nl, req, module_cb, &value, "reading the module's settings", NULL))
+	ms->allow_insecure = 2;
+	if (encctl_nl_talk(nl, req, module_cb, ms, "reading the module's settings", NULL))
 		return -1;
-	if (value > 1)
+	if (ms->allow_insecure > 1)
 		return encctl_err(-1, "reading the module's settings: the kernel did not say "
 				  "whether worlds without a secret are allowed");
-	*allow = value;
 	return 0;
 }
 
-static void print_host(const struct encctl_topo *topo, bool allow_insecure, unsigned int n_comms)
+static void print_host(const struct encctl_topo *topo, const struct module_settings *ms,
+		       unsigned int n_comms)
 {
 	print_open_object("host");
 	print_uint(PRINT_ANY, "num_vcores", "encd: %llu virtual NeuronCores", topo->num_vcores);
@@ -72,10 +86,18 @@ static void print_host(const struct encctl_topo *topo, bool allow_insecure, unsi
 	print_text("encd: ");
 	encctl_topo_source_print(topo);
 	print_close();
-	print_bool(PRINT_JSON, "allow_insecure_worlds", NULL, allow_insecure);
-	if (allow_insecure)
+	print_bool(PRINT_JSON, "allow_insecure_worlds", NULL, ms->allow_insecure);
+	if (ms->allow_insecure)
 		print_text("encd: WARNING: allow_insecure_worlds=1: a world whose root is not "
 			   "on loopback may form without a secret, unauthenticated\n");
+	/* null from a module that does not have the parameter. */
+	if (ms->has_networks)
+		print_string(PRINT_JSON, "networks", NULL, ms->networks);
+	else
+		print_null("networks");
+	if (ms->networks[0])
+		print_text("encd: networks=%s: worlds use no other address (but loopback, "
+			   "in a world whose root is on loopback)\n", ms->networks);
 	if (!n_comms)
 		print_text("no global comms\n");
 	else
@@ -167,18 +189,18 @@ static int status_show(int argc, char **argv)
 	struct encctl_gcomms comms;
 	struct encctl_topo topo;
 	struct encctl_nl nl;
-	bool allow_insecure = false;
+	struct module_settings ms = {};
 	unsigned int i;
 	int ret = ENCCTL_EXIT_FAIL;
 
 	if (encctl_nl_open(&nl))
 		return ENCCTL_EXIT_FAIL;
-	if (encctl_topo_read(&nl, &topo) || read_allow_insecure(&nl, &allow_insecure) ||
+	if (encctl_topo_read(&nl, &topo) || read_module(&nl, &ms) ||
 	    encctl_gcomms_read(&nl, -1, -1, &comms))
 		goto out;
 
 	print_open_object(NULL);
-	print_host(&topo, allow_insecure, comms.n);
+	print_host(&topo, &ms, comms.n);
 	if (comms.n)
 		print_text("CORE CTX RANK/WORLD  POD           VS  STATE              AGE HOLDERS  OWNER  ROOT\n");
 	print_open_array("comms");

@@ -775,7 +775,9 @@ struct encd_program_seal {
  * ENCD_NL_CMD_MODULE_GET
  *   do: ENCD_A_MODULE_ALLOW_INSECURE_WORLDS, u8: 1 when the module
  *   parameter allow_insecure_worlds is set now (a root off loopback may
- *   form a world without a secret), else 0.
+ *   form a world without a secret), else 0; ENCD_A_MODULE_NETWORKS,
+ *   string: the module parameter networks, the prefixes encd may dial,
+ *   accept and announce ("10.0.0.0/8,fd00::/8"), "" for any.
  *
  * Dumps are split across as many messages as they need. Each part reads the
  * registry's generation; when it changed since the part before (a comm was
