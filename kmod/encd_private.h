@@ -888,7 +888,8 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
 int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
-			u32 told_by);
+			u32 told_by, enum encd_news_via via);
+u32 encd_departure_heard(struct encd_host *h, u32 first, u32 count, enum encd_news_via via);
 
 /* news.c */
 void encd_news_init(struct encd_host *h);

@@ -19,7 +19,9 @@
  * only, and so does a host a data link; a block about another host comes
  * from the root or from this host's parent in the host tree, and nobody
  * else. A parent is only a member, so the sentences of what such news
- * fails name it (departure.c).
+ * fails name it (departure.c). Each way tells a host of a rank once: a
+ * copy is refused before any pass over its ranks, naming the sender
+ * (encd_departure_heard()), and never passed on.
  *
  * A host whose ranks all left stays up while ranks of its subtree are left,
  * to pass their news on (host.c); the root's subtree is the world.
@@ -321,15 +323,38 @@ void encd_news_work(struct work_struct *w)
 	mutex_unlock(&h->lock);
 }
 
+/* The way news about host @host that came on @l came (rules.h). */
+static enum encd_news_via via_of(struct encd_link *l, u32 host)
+{
+	return encd_link_is_data(l) && encd_link_peer(l) == host ? ENCD_NEWS_DATA :
+								   ENCD_NEWS_ROOT;
+}
+
+/* A run of news about another host that came its way before: refused, naming the sender. */
+static bool run_again(struct encd_host *h, struct encd_link *l, u32 host, u32 first, u32 count,
+		      char *why, size_t why_len)
+{
+	u32 r;
+
+	if (host == h->index)
+		return false;	/* not taken (take_block()) */
+	r = encd_departure_heard(h, first, count, via_of(l, host));
+	if (r == ENCD_WIRE_NO_RANK)
+		return false;
+	scnprintf(why, why_len, "it said again that rank %u left", r);
+	return true;
+}
+
 /*
  * The length of the block at @b, of at most @rest bytes, if it is one of
- * this world: runs of one host's ranks (in the order they left). @named
- * counts the ranks a frame names: at most the world's, so that no frame
- * costs a host more than a pass over the world. Return: its length, or 0
- * with @why saying what is wrong.
+ * this world: runs of one host's ranks (in the order they left), none of
+ * which came on @l's way before. @named counts the ranks a frame names: at
+ * most the world's, so that no frame costs a host more than a pass over
+ * the world, and a copy costs none. Return: its length, or 0 with @why
+ * saying what is wrong.
  */
-static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, u32 *named, char *why,
-		       size_t why_len)
+static u32 block_check(struct encd_host *h, struct encd_link *l, const u8 *b, u32 rest,
+		       u32 *named, char *why, size_t why_len)
 {
 	const struct encd_wire_depart_block *blk = (const void *)b;
 	u32 host, n_news, n_runs, off, i, r, first, count, n_comms;
@@ -365,6 +390,8 @@ static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, u32 *named, c
 				  first, first, count, h->wk.world_size);
 			return 0;
 		}
+		if (run_again(h, l, host, first, count, why, why_len))
+			return 0;
 		*named += count;
 		for (r = first; r < first + count; r++) {
 			if (h->rank_host[r] != host) {
@@ -462,6 +489,14 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 	}
 	if (host == h->index)
 		return 0;
+	/* A copy within one frame: block_check() saw none taken yet. */
+	off = sizeof(*blk) + news_len(n_news);
+	for (i = 0; i < be32_to_cpu(blk->n_runs); i++, off += run_len(run)) {
+		run = (const void *)(b + off);
+		if (run_again(h, l, host, be32_to_cpu(run->first), be32_to_cpu(run->count), why,
+			      why_len))
+			return -EPROTO;
+	}
 
 	/*
 	 * On its way down first: taking it may leave this host nothing to
@@ -490,7 +525,7 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 		ret = encd_departure_note(h, first, be32_to_cpu(run->count),
 					  be32_to_cpu(run->barriers), run->comms,
 					  be32_to_cpu(run->n_comms),
-					  encd_news_settles(via, news_here), told_by);
+					  encd_news_settles(via, news_here), told_by, via);
 		if (ret < 0) {
 			encd_host_fail_world(h, ret, encd_reason_of(ret), first, true,
 					     "out of memory for the departure of rank %u", first);
@@ -554,7 +589,7 @@ int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u
 		return 0;
 	}
 	for (off = 0; off < len; off += blen) {
-		blen = block_check(h, buf + off, len - off, &named, why, why_len);
+		blen = block_check(h, l, buf + off, len - off, &named, why, why_len);
 		if (!blen)
 			return -EPROTO;
 	}

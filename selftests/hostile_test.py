@@ -321,6 +321,45 @@ def news_a_parent_passes_on_names_the_parent():
 
 
 @case
+def a_member_that_repeats_its_departure_fails_the_world_naming_it():
+    """Each way tells a host of a rank's departure once. A member that
+    sends one DEPART again and again would make the root check every copy
+    and pass each on down the host tree, where, batched, the copies name
+    more ranks than the world has: the host that got them refused them,
+    and the world failed naming that honest host. Host 3, a fake member
+    of 21 ranks (3-23) in a world of 24, sends its departure (every rank,
+    one barrier completed) 30 times to the root, while the kernel ranks
+    0, 1 and 2, each its own host (--force-tcp), wait in a barrier that
+    departure does not block. The root takes the first and refuses the
+    second: every rank fails at once naming host 3, and none names host 1
+    or 2 (the root's children, which the copies would have reached)."""
+    n, root = 24, loopback()
+    extra = ["--force-tcp", "--barrier"]
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, range(3, n), KEY, hold={"barrier": True}).start()
+    ranks = [r0] + [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in (1, 2)]
+    try:
+        if not f.wait("formed", 30):
+            return False, "the member never formed: %s" % errors(ranks)
+        block = P.depart_block(f.index, [(3, n - 3, 1, ())], [])
+        f.call(lambda: [f.send_frame(f.uplink, P.DEPART, block) for _ in range(30)])
+        ok, why = fail_naming(ranks, 3)
+        if not ok:
+            return False, why
+        if "it said again that rank 3 left" not in r0.error:
+            return False, "rank 0: %s" % r0.error
+        for r in ranks:
+            if names_rank(r.error, 1) or names_rank(r.error, 2):
+                return False, "rank %d names an honest host: %s" % (r.gid, r.error)
+        return True, "rank 0: \"%s\"" % r0.error
+    finally:
+        f.stop()
+        stop(ranks)
+
+
+@case
 def a_rankless_host_stops_passing_news_on_when_its_parent_goes():
     """A host whose ranks all left passes news down the host tree while
     ranks of its subtree stay; once its parent is gone no news can come,
