@@ -409,14 +409,20 @@ short_block:
 	return 0;
 }
 
-/* Whether @l is this host's parent's in the host tree: its data link, or the root's. */
+/*
+ * Whether @l is this host's tree edge from its parent in the host tree: the
+ * parent's data link, or, for a child of the root, the control link. The
+ * root sends its own news on its data links too, a child of it included,
+ * but the news that goes down comes on the control link alone: what came
+ * on both and went down both ways would reach the grandchildren twice.
+ */
 static bool from_parent(struct encd_host *h, struct encd_link *l)
 {
 	u32 parent = encd_tree_parent(h->index);
 
 	if (!encd_link_is_data(l))
 		return l == h->uplink && parent == 0;
-	return encd_link_peer(l) == parent && encd_link_token(l) == h->token;
+	return parent && encd_link_peer(l) == parent && encd_link_token(l) == h->token;
 }
 
 /**
