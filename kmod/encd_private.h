@@ -99,6 +99,7 @@
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -560,6 +561,17 @@ struct encd_host {
 	struct encd_departures dep;
 	u32 subtree_staying;		/* ranks left in its subtree of the host tree */
 	struct encd_news news;
+
+	/*
+	 * Passing news on with no ranks (host.c): its deadline, and its
+	 * place among the hosts that do, which are bounded.
+	 */
+	kuid_t uid;			/* of the rank that made it */
+	struct list_head fwd_node;	/* in the forwarders list (hosts_lock) */
+	struct delayed_work fwd_work;	/* its deadline */
+	u64 fwd_since;			/* boottime ns, when its last rank left */
+	u64 fwd_until;			/* boottime ns, its deadline */
+	bool fwd_over;			/* its deadline passed or its bound ended it */
 };
 
 /*
@@ -839,6 +851,7 @@ int encd_host_register(struct encd_host *h, struct encd_rank *r);
 void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 void encd_host_forwarded(struct encd_host *h);
+void encd_hosts_exit(void);
 __printf(6, 7) void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank,
 					 bool tell, const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
@@ -1001,6 +1014,9 @@ u32 encd_timeout_ms(u32 asked, u32 dflt);
 bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
 kgid_t encd_loopback_group(void);
+u32 encd_forwarding_timeout_ms(void);
+u32 encd_forwarding_hosts_max(void);
+u32 encd_forwarding_hosts_per_user(void);
 
 /* rank.c */
 __printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);

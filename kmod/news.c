@@ -28,6 +28,8 @@
  *
  * Locking: everything here is its host's, under the host's lock.
  */
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -317,10 +319,13 @@ out:
 void encd_news_work(struct work_struct *w)
 {
 	struct encd_host *h = container_of(to_delayed_work(w), struct encd_host, news.work);
+	/* What it allocates is the host's, charged as the rest (link.c). */
+	struct mem_cgroup *old = set_active_memcg(h->memcg);
 
 	mutex_lock(&h->lock);
 	encd_news_flush(h);
 	mutex_unlock(&h->lock);
+	set_active_memcg(old);
 }
 
 /* The way news about host @host that came on @l came (rules.h). */
