@@ -852,6 +852,19 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 void encd_host_forwarded(struct encd_host *h);
 void encd_hosts_exit(void);
+
+/* What netlink shows of a host that passes news on with no ranks (host.c). */
+struct encd_news_host_report {
+	struct sockaddr_storage root;	/* its world's */
+	u32 world_size, index;
+	kuid_t uid;			/* of the rank that made it */
+	u64 age_ns, left_ns;		/* since its last rank left; to its deadline */
+	u32 links, children;		/* open */
+	bool parent;			/* news can still come from its parent */
+	u32 staying;			/* ranks of its subtree that have not left */
+};
+
+int encd_host_news_report(struct net *net, u32 pos, struct encd_news_host_report *out);
 __printf(6, 7) void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank,
 					 bool tell, const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
@@ -912,6 +925,7 @@ int encd_news_local(struct encd_host *h, u32 rank, u32 barriers,
 void encd_news_flush(struct encd_host *h);
 void encd_news_link_gone(struct encd_host *h, struct encd_link *l);
 bool encd_news_passes_on(struct encd_host *h);
+u32 encd_news_children(struct encd_host *h);
 void encd_news_work(struct work_struct *w);
 int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u32 len,
 		      char *why, size_t why_len);

@@ -444,6 +444,49 @@ static void fwd_begin(struct encd_host *h)
 }
 
 /**
+ * encd_host_news_report() - a host of @net that passes news on with no ranks
+ * @net: the network namespace of the hosts shown
+ * @pos: which of them, from 0, oldest first
+ * @out: out: what it is
+ *
+ * Return: 0, or -ENOENT past the last.
+ */
+int encd_host_news_report(struct net *net, u32 pos, struct encd_news_host_report *out)
+{
+	u64 now = ktime_get_boottime_ns();
+	struct encd_link *l;
+	struct encd_host *h;
+	int err = -ENOENT;
+
+	mutex_lock(&hosts_lock);
+	list_for_each_entry(h, &forwarders, fwd_node) {
+		if (!net_eq(h->wk.net, net) || pos--)
+			continue;
+		memset(out, 0, sizeof(*out));
+		mutex_lock(&h->lock);
+		out->root = h->wk.root;
+		out->world_size = h->wk.world_size;
+		out->index = h->index;
+		out->uid = h->uid;
+		out->age_ns = now - h->fwd_since;
+		out->left_ns = h->forwarding && !h->fwd_over && h->fwd_until > now ?
+			       h->fwd_until - now : 0;
+		list_for_each_entry(l, &h->links, node)
+			out->links++;
+		if (h->rank_host && h->state == ENCD_HOST_FORMED) {
+			out->children = encd_news_children(h);
+			out->parent = h->index && !h->news.parent_gone;
+			out->staying = h->subtree_staying - h->hosts[h->index].staying;
+		}
+		mutex_unlock(&h->lock);
+		err = 0;
+		break;
+	}
+	mutex_unlock(&hosts_lock);
+	return err;
+}
+
+/**
  * encd_hosts_exit() - the module goes: every host ends, and is freed
  *
  * Every file is closed, so only hosts passing news on are left, and hosts

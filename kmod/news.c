@@ -462,6 +462,21 @@ bool encd_news_passes_on(struct encd_host *h)
 	return !h->news.parent_gone && child_links(h, kids, kid);
 }
 
+/**
+ * encd_news_children() - how many children this host still has a link to
+ * @h: this host, formed; the caller holds its lock
+ *
+ * Return: 0, 1 or 2.
+ */
+u32 encd_news_children(struct encd_host *h)
+{
+	struct encd_link *kids[2];
+	u32 kid[2];
+
+	lockdep_assert_held(&h->lock);
+	return child_links(h, kids, kid);
+}
+
 /* Takes one checked block that came on @l. Return: 0, or -EPROTO with @why. */
 static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32 blen,
 		      char *why, size_t why_len)
