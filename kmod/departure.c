@@ -36,6 +36,7 @@ struct encd_departed {
 	u32 first, count;		/* its ranks */
 	u32 seq;			/* in the order the news came */
 	bool settled;			/* all they sent here has come */
+	u8 heard;			/* BIT(enum encd_news_via): the ways it came by */
 	u32 told_by;			/* the member that passed the news on, or none */
 	u32 barriers;			/* of the world's comm */
 	u32 n_comms;
@@ -253,10 +254,41 @@ static struct encd_departed *run_split(struct encd_host *h, struct encd_departed
 	return tail;
 }
 
+/**
+ * encd_departure_heard() - whether news repeats what came the same way before
+ * @h: this host; the caller holds its lock
+ * @first: the first rank the news names, of the world
+ * @count: how many, within the world
+ * @via: the way it came (rules.h)
+ *
+ * Each way tells a host of a rank once: its host's word on its data link,
+ * and the root's or the parent's (news.c). A copy is a member's doing, and
+ * costs: refused before any pass over its ranks, it cannot make a host
+ * work a pass over the world a copy, nor make it pass on more than the
+ * world has. Each record is passed over here at most once a way before
+ * that way's news of it is refused, as encd_departure_note() marks it.
+ *
+ * Return: the first rank named that came this way before, or
+ * ENCD_WIRE_NO_RANK.
+ */
+u32 encd_departure_heard(struct encd_host *h, u32 first, u32 count, enum encd_news_via via)
+{
+	u32 end = first + count;
+	struct encd_departed *dr;
+
+	lockdep_assert_held(&h->lock);
+	if (!h->dep.n)
+		return ENCD_WIRE_NO_RANK;
+	for (dr = run_from(h, first); dr && dr->first < end; dr = run_from(h, last_of(dr) + 1))
+		if (dr->heard & BIT(via))
+			return max(dr->first, first);
+	return ENCD_WIRE_NO_RANK;
+}
+
 /* The first news of ranks @first .. @first + @count - 1, all one host's. */
 static int run_record(struct encd_host *h, u32 first, u32 count, u32 barriers,
 		      const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
-		      u32 told_by)
+		      u32 told_by, enum encd_news_via via)
 {
 	struct encd_departed *dr = kvmalloc(struct_size(dr, comms, n_comms), GFP_KERNEL_ACCOUNT);
 	u32 i, host = h->rank_host[first];
@@ -269,6 +301,7 @@ static int run_record(struct encd_host *h, u32 first, u32 count, u32 barriers,
 	dr->n_comms = n_comms;
 	dr->seq = h->dep.n;
 	dr->settled = settles;
+	dr->heard = BIT(via);
 	dr->told_by = told_by;
 	dr->barriers = barriers;
 	for (i = 0; i < n_comms; i++) {
@@ -303,19 +336,21 @@ static int run_record(struct encd_host *h, u32 first, u32 count, u32 barriers,
  * @n_comms: how many
  * @settles: whether this news settles them (rules.h)
  * @told_by: who passed the news on (encd_departure_text())
+ * @via: the way it came (rules.h), which encd_departure_heard() asked of
+ *	news from a peer first
  *
- * The first news of a rank records it; later news may only settle it.
- * Every local rank's waiters then ask again.
+ * The first news of a rank records it; later news may only settle it, and
+ * marks the way it came. Every local rank's waiters then ask again.
  *
  * Return: how many of the ranks were not heard of before, or -ENOMEM.
  */
 int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
-			u32 told_by)
+			u32 told_by, enum encd_news_via via)
 {
 	u32 end = first + count, r = first, upto, fresh = 0;
 	struct encd_departed *dr, *tail;
-	bool settled = false;
+	bool settled = false, settle;
 	struct encd_rank *rk;
 	unsigned long id;
 	int err;
@@ -325,16 +360,18 @@ int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 		dr = run_from(h, r);
 		if (!dr || dr->first > r) {
 			upto = dr ? min(end, dr->first) : end;
-			err = run_record(h, r, upto - r, barriers, comms, n_comms, settles, told_by);
+			err = run_record(h, r, upto - r, barriers, comms, n_comms, settles, told_by,
+					 via);
 			if (err)
 				return err;
 			fresh += upto - r;
 			continue;
 		}
 		upto = min(end, last_of(dr) + 1);
-		if (!settles || dr->settled)
+		settle = settles && !dr->settled;
+		if (!settle && (dr->heard & BIT(via)))
 			continue;
-		/* Settles only the ranks it names: a run may part. */
+		/* Settles, or marks, only the ranks it names: a run may part. */
 		if (r > dr->first) {
 			dr = run_split(h, dr, r);
 			if (IS_ERR(dr))
@@ -345,8 +382,11 @@ int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			if (IS_ERR(tail))
 				return PTR_ERR(tail);
 		}
-		dr->settled = true;
-		settled = true;
+		dr->heard |= BIT(via);
+		if (settle) {
+			dr->settled = true;
+			settled = true;
+		}
 	}
 	if (!fresh && !settled)
 		return 0;
@@ -441,7 +481,7 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 	lockdep_assert_held(&h->lock);
 	ret = l->err ?: encd_departure_note(h, rank, 1, barriers, l->comms, l->n,
 					    encd_news_settles(ENCD_NEWS_LOCAL, false),
-					    ENCD_WIRE_NO_RANK);
+					    ENCD_WIRE_NO_RANK, ENCD_NEWS_LOCAL);
 	if (ret > 0)
 		ret = encd_news_local(h, rank, barriers, l);
 	if (ret < 0) {

@@ -578,6 +578,17 @@ struct encd_host {
 	struct encd_departures dep;
 	u32 subtree_staying;		/* ranks left in its subtree of the host tree */
 	struct encd_news news;
+
+	/*
+	 * Passing news on with no ranks (host.c): its deadline, and its
+	 * place among the hosts that do, which are bounded.
+	 */
+	kuid_t uid;			/* of the rank that made it */
+	struct list_head fwd_node;	/* in the forwarders list (hosts_lock) */
+	struct delayed_work fwd_work;	/* its deadline */
+	u64 fwd_since;			/* boottime ns, when its last rank left */
+	u64 fwd_until;			/* boottime ns, its deadline */
+	bool fwd_over;			/* its deadline passed or its bound ended it */
 };
 
 /*
@@ -865,6 +876,20 @@ int encd_host_register(struct encd_host *h, struct encd_rank *r);
 void encd_host_leave(struct encd_host *h, struct encd_rank *r);
 void encd_host_shutdown_work(struct work_struct *w);
 void encd_host_forwarded(struct encd_host *h);
+void encd_hosts_exit(void);
+
+/* What netlink shows of a host that passes news on with no ranks (host.c). */
+struct encd_news_host_report {
+	struct sockaddr_storage root;	/* its world's */
+	u32 world_size, index;
+	kuid_t uid;			/* of the rank that made it */
+	u64 age_ns, left_ns;		/* since its last rank left; to its deadline */
+	u32 links, children;		/* open */
+	bool parent;			/* news can still come from its parent */
+	u32 staying;			/* ranks of its subtree that have not left */
+};
+
+int encd_host_news_report(struct net *net, u32 pos, struct encd_news_host_report *out);
 __printf(6, 7) void encd_host_fail_world(struct encd_host *h, int err, u32 reason, u32 rank,
 					 bool tell, const char *fmt, ...);
 void encd_host_describe(struct encd_host *h, u32 index, struct encd_link *l, char *buf,
@@ -917,7 +942,8 @@ void encd_departure_local(struct encd_host *h, u32 rank, u32 barriers,
 			  const struct encd_departure_list *l);
 int encd_departure_note(struct encd_host *h, u32 first, u32 count, u32 barriers,
 			const struct encd_wire_departed_comm *comms, u32 n_comms, bool settles,
-			u32 told_by);
+			u32 told_by, enum encd_news_via via);
+u32 encd_departure_heard(struct encd_host *h, u32 first, u32 count, enum encd_news_via via);
 
 /* news.c */
 void encd_news_init(struct encd_host *h);
@@ -927,6 +953,7 @@ int encd_news_local(struct encd_host *h, u32 rank, u32 barriers,
 void encd_news_flush(struct encd_host *h);
 void encd_news_link_gone(struct encd_host *h, struct encd_link *l);
 bool encd_news_passes_on(struct encd_host *h);
+u32 encd_news_children(struct encd_host *h);
 void encd_news_work(struct work_struct *w);
 int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u32 len,
 		      char *why, size_t why_len);
@@ -1030,6 +1057,9 @@ bool encd_local_delivery(void);
 bool encd_allow_insecure_worlds(void);
 kgid_t encd_loopback_group(void);
 unsigned int encd_max_comms_per_user(void);
+u32 encd_forwarding_timeout_ms(void);
+u32 encd_forwarding_hosts_max(void);
+u32 encd_forwarding_hosts_per_user(void);
 
 /* rank.c */
 __printf(4, 5) int encd_rank_fail(struct encd_rank *r, int err, u32 reason, const char *fmt, ...);

@@ -115,13 +115,15 @@ int encd_host_link_up(struct encd_host *h, struct encd_link *l)
  */
 static void link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
 {
+	/* A host whose ranks all left may go, but not break the protocol. */
+	bool wrong = encd_reason_of(err) == ENCD_REASON_PROTOCOL;
 	char who[96];
 
 	if (l == h->uplink) {
 		h->uplink = NULL;
 		h->uplink_up = false;
 		/* The root host's ranks all left (it said so on this link first). */
-		if (encd_departure_host_left(h, 0))
+		if (!wrong && encd_departure_host_left(h, 0))
 			return;
 		if (err == -EACCES)
 			encd_host_fail_world(h, -EACCES, ENCD_REASON_AUTH, ENCD_WIRE_NO_RANK, false,
@@ -160,7 +162,7 @@ static void link_down(struct encd_host *h, struct encd_link *l, int err, const c
 		return;
 	}
 	/* Its ranks all left, and said so on this link before it closed. */
-	if (encd_departure_host_left(h, encd_link_peer(l)))
+	if (!wrong && encd_departure_host_left(h, encd_link_peer(l)))
 		return;
 	encd_host_describe(h, encd_link_peer(l), l, who, sizeof(who));
 	encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK, true,

@@ -25,9 +25,9 @@
  */
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/memcontrol.h>
-#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -40,6 +40,23 @@
 
 static DEFINE_MUTEX(hosts_lock);
 static LIST_HEAD(hosts);
+
+/*
+ * Hosts whose ranks all left and that pass news on (forwarding): no file
+ * holds them, and the core's slot their ranks had is free, so they are
+ * bounded here instead. Each has a deadline (forwarding_timeout_ms); at
+ * most forwarding_hosts_max pass news on at once, and
+ * forwarding_hosts_per_user of one user's: past a bound, the oldest ends.
+ * It has waited longest, so the news it passes on is the likeliest to
+ * have all come, while the newest is passing on the end of a job now;
+ * either way, what its subtree would have heard of at once it hears at
+ * its deadline. Oldest first, under hosts_lock.
+ */
+static LIST_HEAD(forwarders);
+static u32 n_forwarders;
+/* Every host made and not yet freed: the module's exit waits for none to be left. */
+static atomic_t hosts_alive = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(hosts_gone);
 
 static void host_release(struct kref *ref)
 {
@@ -70,6 +87,8 @@ static void host_release(struct kref *ref)
 	put_net(h->wk.net);
 	mutex_destroy(&h->lock);
 	kfree(h);
+	if (atomic_dec_and_test(&hosts_alive))
+		wake_up(&hosts_gone);
 }
 
 /**
@@ -374,6 +393,131 @@ static bool same_world(const struct encd_world_key *a, const struct encd_world_k
 	       !crypto_memneq(a->key, b->key, sizeof(a->key));
 }
 
+/* A host passing news on reached its deadline, or a bound ended it: it ends. */
+static void host_fwd_work(struct work_struct *w)
+{
+	struct encd_host *h = container_of(to_delayed_work(w), struct encd_host, fwd_work);
+	struct mem_cgroup *old = set_active_memcg(h->memcg);
+
+	mutex_lock(&h->lock);
+	if (h->forwarding) {
+		pr_debug("host %u of a world of %u ranks: passed news on for %llu ms, ends\n",
+			 h->index, h->wk.world_size,
+			 div_u64(ktime_get_boottime_ns() - h->fwd_since, NSEC_PER_MSEC));
+		h->fwd_over = true;
+		encd_host_forwarded(h);
+	}
+	mutex_unlock(&h->lock);
+	set_active_memcg(old);
+}
+
+/* Ends @h, a forwarder, before its deadline. */
+static void fwd_end(struct encd_host *h)
+{
+	lockdep_assert_held(&hosts_lock);
+	list_del_init(&h->fwd_node);
+	n_forwarders--;
+	/* Not pending: it is running, and ends the host. */
+	if (cancel_delayed_work(&h->fwd_work))
+		encd_link_queue_delayed(&h->fwd_work, 0);
+}
+
+/* @h begins to pass news on: it counts, and its deadline runs. */
+static void fwd_begin(struct encd_host *h)
+{
+	u32 max = encd_forwarding_hosts_max(), per_user = encd_forwarding_hosts_per_user();
+	u32 timeout = encd_forwarding_timeout_ms();
+	struct encd_host *o, *oldest = NULL;
+	u32 mine = 0;
+
+	lockdep_assert_held(&hosts_lock);
+	h->fwd_since = ktime_get_boottime_ns();
+	h->fwd_until = h->fwd_since + (u64)timeout * NSEC_PER_MSEC;
+	list_add_tail(&h->fwd_node, &forwarders);
+	n_forwarders++;
+	encd_link_queue_delayed(&h->fwd_work, msecs_to_jiffies(timeout));
+	list_for_each_entry(o, &forwarders, fwd_node) {
+		if (!uid_eq(o->uid, h->uid))
+			continue;
+		oldest = oldest ?: o;
+		mine++;
+	}
+	if (mine > per_user)
+		fwd_end(oldest);
+	while (n_forwarders > max)
+		fwd_end(list_first_entry(&forwarders, struct encd_host, fwd_node));
+}
+
+/**
+ * encd_host_news_report() - a host of @net that passes news on with no ranks
+ * @net: the network namespace of the hosts shown
+ * @pos: which of them, from 0, oldest first
+ * @out: out: what it is
+ *
+ * Return: 0, or -ENOENT past the last.
+ */
+int encd_host_news_report(struct net *net, u32 pos, struct encd_news_host_report *out)
+{
+	u64 now = ktime_get_boottime_ns();
+	struct encd_link *l;
+	struct encd_host *h;
+	int err = -ENOENT;
+
+	mutex_lock(&hosts_lock);
+	list_for_each_entry(h, &forwarders, fwd_node) {
+		if (!net_eq(h->wk.net, net) || pos--)
+			continue;
+		memset(out, 0, sizeof(*out));
+		mutex_lock(&h->lock);
+		out->root = h->wk.root;
+		out->world_size = h->wk.world_size;
+		out->index = h->index;
+		out->uid = h->uid;
+		out->age_ns = now - h->fwd_since;
+		out->left_ns = h->forwarding && !h->fwd_over && h->fwd_until > now ?
+			       h->fwd_until - now : 0;
+		list_for_each_entry(l, &h->links, node)
+			out->links++;
+		if (h->has_table && h->state == ENCD_HOST_FORMED) {
+			out->children = encd_news_children(h);
+			out->parent = h->index && !h->news.parent_gone;
+			out->staying = h->subtree_staying - h->hosts[h->index].staying;
+		}
+		mutex_unlock(&h->lock);
+		err = 0;
+		break;
+	}
+	mutex_unlock(&hosts_lock);
+	return err;
+}
+
+/**
+ * encd_hosts_exit() - the module goes: every host ends, and is freed
+ *
+ * Every file is closed, so only hosts passing news on are left, and hosts
+ * shutting down. They end now, whatever their peers hold open: their
+ * links' sockets call the module's code until the links are freed, so
+ * this waits until every host (whose links count it) is.
+ */
+void encd_hosts_exit(void)
+{
+	struct encd_host *h, *tmp;
+	int tries = 3;
+
+	mutex_lock(&hosts_lock);
+	list_for_each_entry_safe(h, tmp, &forwarders, fwd_node)
+		fwd_end(h);
+	mutex_unlock(&hosts_lock);
+	/* Their links linger for ENCD_LINGER_MS at most, then close. */
+	while (!wait_event_timeout(hosts_gone, !atomic_read(&hosts_alive), 10 * HZ)) {
+		pr_warn("unloading: waiting for %d host agents to close their links\n",
+			atomic_read(&hosts_alive));
+		/* By now only a leak can keep a host: rmmod must not hang on it. */
+		if (WARN_ON(!--tries))
+			break;
+	}
+}
+
 static struct encd_host *host_create(const struct encd_world_key *wk)
 {
 	struct encd_host *h;
@@ -397,7 +541,11 @@ static struct encd_host *host_create(const struct encd_world_key *wk)
 	INIT_LIST_HEAD(&h->pre_table);
 	INIT_WORK(&h->shutdown_work, encd_host_shutdown_work);
 	INIT_WORK(&h->register_work, host_register_work);
+	INIT_LIST_HEAD(&h->fwd_node);
+	INIT_DELAYED_WORK(&h->fwd_work, host_fwd_work);
+	h->uid = current_uid();
 	h->memcg = get_mem_cgroup_from_mm(current->mm);
+	atomic_inc(&hosts_alive);
 	h->world = encd_auth_world_tfm(wk->key, &wk->root);
 	if (IS_ERR(h->world)) {
 		long err = PTR_ERR(h->world);
@@ -478,6 +626,14 @@ void encd_host_shutdown_work(struct work_struct *w)
 	h->listener = NULL;
 	mutex_unlock(&h->lock);
 	encd_listener_stop(ls);
+	/* Off the list first: nothing queues its deadline again. */
+	mutex_lock(&hosts_lock);
+	if (!list_empty(&h->fwd_node)) {
+		list_del_init(&h->fwd_node);
+		n_forwarders--;
+	}
+	mutex_unlock(&hosts_lock);
+	cancel_delayed_work_sync(&h->fwd_work);
 	/* Its news went as it shut down (encd_host_forwarded()); no more comes. */
 	cancel_delayed_work_sync(&h->news.work);
 	if (READ_ONCE(h->linger))
@@ -570,9 +726,10 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
 		ls = h->listener;
 		h->listener = NULL;
 		h->forwarding = true;
-		/* No file holds the module for it now: it does, until it ends. */
-		__module_get(THIS_MODULE);
 		encd_host_forwarded(h);
+		/* No file holds it now: its deadline and the bounds do. */
+		if (h->forwarding)
+			fwd_begin(h);
 	}
 	mutex_unlock(&h->lock);
 	mutex_unlock(&hosts_lock);
@@ -587,15 +744,16 @@ void encd_host_leave(struct encd_host *h, struct encd_rank *r)
  * on to its subtree of the host tree (news.c) while ranks of it are left;
  * the root's subtree is the world. Then, once its world failed, or once no
  * news can come to it or go from it (its parent, or its last child, went),
- * it sends what news waits, and closes everything in the background. Until
- * then it holds the module (rmmod says it is in use); the module's exit
- * waits for the shutdown work queued before the reference goes.
+ * or at its deadline or when a bound ends it (as if no news could come),
+ * it sends what news waits, and closes everything in the background. It
+ * holds no module reference: the module's exit ends it
+ * (encd_hosts_exit()).
  */
 void encd_host_forwarded(struct encd_host *h)
 {
 	lockdep_assert_held(&h->lock);
 	/* Not for its own ranks, which are all gone. */
-	if (!h->forwarding || (h->state == ENCD_HOST_FORMED &&
+	if (!h->forwarding || (h->state == ENCD_HOST_FORMED && !h->fwd_over &&
 			       h->subtree_staying > h->hosts[h->index].staying &&
 			       encd_news_passes_on(h)))
 		return;
@@ -606,5 +764,4 @@ void encd_host_forwarded(struct encd_host *h)
 	WRITE_ONCE(h->linger, h->state == ENCD_HOST_FORMED);
 	h->state = ENCD_HOST_DEAD;
 	encd_link_queue_work(&h->shutdown_work);
-	module_put(THIS_MODULE);
 }

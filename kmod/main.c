@@ -59,7 +59,8 @@ err_registry:
 static void __exit encd_exit(void)
 {
 	encd_cdev_exit();
-	/* Every file is closed: wait for the hosts and links going away. */
+	/* Every file is closed: end the hosts passing news on, wait for every host. */
+	encd_hosts_exit();
 	encd_link_exit();
 	encd_fault_exit();
 	encd_auth_exit();

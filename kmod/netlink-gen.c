@@ -67,7 +67,7 @@ static const struct nla_policy encd_world_host_get_nl_policy[ENCD_A_WORLD_HOST_C
 };
 
 /* Ops table for encd */
-const struct genl_split_ops encd_nl_ops[9] = {
+const struct genl_split_ops encd_nl_ops[10] = {
 	{
 		.cmd		= ENCD_NL_CMD_GCOMM_GET,
 		.doit		= encd_nl_gcomm_get_doit,
@@ -127,6 +127,11 @@ const struct genl_split_ops encd_nl_ops[9] = {
 		.policy		= encd_world_host_get_nl_policy,
 		.maxattr	= ENCD_A_WORLD_HOST_CTX,
 		.flags		= GENL_CMD_CAP_DUMP,
+	},
+	{
+		.cmd	= ENCD_NL_CMD_NEWS_HOST_GET,
+		.dumpit	= encd_nl_news_host_get_dumpit,
+		.flags	= GENL_CMD_CAP_DUMP,
 	},
 };
 

@@ -19,7 +19,7 @@
 extern const struct nla_policy encd_neuron_device_nl_policy[ENCD_A_NEURON_DEVICE_ROUTING_ID + 1];
 
 /* Ops table for encd */
-extern const struct genl_split_ops encd_nl_ops[9];
+extern const struct genl_split_ops encd_nl_ops[10];
 
 int encd_nl_gcomm_get_start(struct netlink_callback *cb);
 int encd_nl_node_get_start(struct netlink_callback *cb);
@@ -35,6 +35,8 @@ int encd_nl_module_get_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_topo_sync_doit(struct sk_buff *skb, struct genl_info *info);
 int encd_nl_world_host_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb);
+int encd_nl_news_host_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb);
 
 enum {
 	ENCD_NLGRP_EVENTS,

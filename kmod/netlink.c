@@ -775,6 +775,65 @@ int encd_nl_world_host_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 	return err ? nl_dump_stop(skb, err) : skb->len;
 }
 
+/* Hosts passing news on */
+
+static int nl_news_host_msg(struct sk_buff *skb, struct netlink_callback *cb,
+			    const struct encd_news_host_report *rep)
+{
+	char root[ENCD_ROOT_COMM_ID_MAX];
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, &encd_family,
+			  NLM_F_MULTI, ENCD_NL_CMD_NEWS_HOST_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	snprintf(root, sizeof(root), "%pISpc", &rep->root);
+	if (nla_put_string(skb, ENCD_A_NEWS_HOST_ROOT, root) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_WORLD_SIZE, rep->world_size) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_INDEX, rep->index) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_UID,
+			from_kuid_munged(current_user_ns(), rep->uid)) ||
+	    nla_put_u64_64bit(skb, ENCD_A_NEWS_HOST_AGE, rep->age_ns, ENCD_A_NEWS_HOST_PAD) ||
+	    nla_put_u64_64bit(skb, ENCD_A_NEWS_HOST_LEFT, rep->left_ns, ENCD_A_NEWS_HOST_PAD) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_LINKS, rep->links) ||
+	    nla_put_u8(skb, ENCD_A_NEWS_HOST_PARENT, rep->parent) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_CHILDREN, rep->children) ||
+	    nla_put_u32(skb, ENCD_A_NEWS_HOST_STAYING, rep->staying)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * encd_nl_news_host_get_dumpit() - ENCD_NL_CMD_NEWS_HOST_GET dump: one part
+ * @skb: the part
+ * @cb: the dump
+ *
+ * The hosts of the caller's network namespace that pass news on with no
+ * ranks, oldest first: the cursor is the next one's place. One that ends
+ * while the dump goes on moves the rest up, and one may be missed: the
+ * dump is a look, not a record.
+ *
+ * Return: the part's length (0: the dump is over), or a negative errno.
+ */
+int encd_nl_news_host_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nl_dump_ctx *ctx = nl_dump_ctx(cb);
+	struct net *net = sock_net(cb->skb->sk);
+	struct encd_news_host_report rep;
+	int err = 0;
+
+	while (!encd_host_news_report(net, ctx->pos, &rep)) {
+		err = nl_news_host_msg(skb, cb, &rep);
+		if (err)
+			break;
+		ctx->pos++;
+	}
+	return err ? nl_dump_stop(skb, err) : skb->len;
+}
+
 /* The neuron source's devices, one nest each, and its node id. */
 static int nl_put_neuron(struct sk_buff *msg, const struct encd_neuron_topology *facts)
 {

@@ -19,13 +19,17 @@
  * only, and so does a host a data link; a block about another host comes
  * from the root or from this host's parent in the host tree, and nobody
  * else. A parent is only a member, so the sentences of what such news
- * fails name it (departure.c).
+ * fails name it (departure.c). Each way tells a host of a rank once: a
+ * copy is refused before any pass over its ranks, naming the sender
+ * (encd_departure_heard()), and never passed on.
  *
  * A host whose ranks all left stays up while ranks of its subtree are left,
  * to pass their news on (host.c); the root's subtree is the world.
  *
  * Locking: everything here is its host's, under the host's lock.
  */
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -316,21 +320,47 @@ out:
 void encd_news_work(struct work_struct *w)
 {
 	struct encd_host *h = container_of(to_delayed_work(w), struct encd_host, news.work);
+	/* What it allocates is the host's, charged as the rest (link.c). */
+	struct mem_cgroup *old = set_active_memcg(h->memcg);
 
 	mutex_lock(&h->lock);
 	encd_news_flush(h);
 	mutex_unlock(&h->lock);
+	set_active_memcg(old);
+}
+
+/* The way news about host @host that came on @l came (rules.h). */
+static enum encd_news_via via_of(struct encd_link *l, u32 host)
+{
+	return encd_link_is_data(l) && encd_link_peer(l) == host ? ENCD_NEWS_DATA :
+								   ENCD_NEWS_ROOT;
+}
+
+/* A run of news about another host that came its way before: refused, naming the sender. */
+static bool run_again(struct encd_host *h, struct encd_link *l, u32 host, u32 first, u32 count,
+		      char *why, size_t why_len)
+{
+	u32 r;
+
+	if (host == h->index)
+		return false;	/* not taken (take_block()) */
+	r = encd_departure_heard(h, first, count, via_of(l, host));
+	if (r == ENCD_WIRE_NO_RANK)
+		return false;
+	scnprintf(why, why_len, "it said again that rank %u left", r);
+	return true;
 }
 
 /*
  * The length of the block at @b, of at most @rest bytes, if it is one of
- * this world: runs of one host's ranks (in the order they left). @named
- * counts the ranks a frame names: at most the world's, so that no frame
- * costs a host more than a pass over the world. Return: its length, or 0
- * with @why saying what is wrong.
+ * this world: runs of one host's ranks (in the order they left), none of
+ * which came on @l's way before. @named counts the ranks a frame names: at
+ * most the world's, so that no frame costs a host more than a pass over
+ * the world, and a copy costs none. Return: its length, or 0 with @why
+ * saying what is wrong.
  */
-static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, u32 *named, char *why,
-		       size_t why_len)
+static u32 block_check(struct encd_host *h, struct encd_link *l, const u8 *b, u32 rest,
+		       u32 *named, char *why, size_t why_len)
 {
 	const struct encd_wire_depart_block *blk = (const void *)b;
 	u32 host, n_news, n_runs, off, i, r, first, count, n_comms;
@@ -366,6 +396,8 @@ static u32 block_check(struct encd_host *h, const u8 *b, u32 rest, u32 *named, c
 				  first, first, count, h->wk.world_size);
 			return 0;
 		}
+		if (run_again(h, l, host, first, count, why, why_len))
+			return 0;
 		*named += count;
 		for (r = first; r < first + count; r++) {
 			if (h->rank_host[r] != host) {
@@ -383,14 +415,20 @@ short_block:
 	return 0;
 }
 
-/* Whether @l is this host's parent's in the host tree: its data link, or the root's. */
+/*
+ * Whether @l is this host's tree edge from its parent in the host tree: the
+ * parent's data link, or, for a child of the root, the control link. The
+ * root sends its own news on its data links too, a child of it included,
+ * but the news that goes down comes on the control link alone: what came
+ * on both and went down both ways would reach the grandchildren twice.
+ */
 static bool from_parent(struct encd_host *h, struct encd_link *l)
 {
 	u32 parent = encd_tree_parent(h->index);
 
 	if (!encd_link_is_data(l))
 		return l == h->uplink && parent == 0;
-	return encd_link_peer(l) == parent && encd_link_token(l) == h->token;
+	return parent && encd_link_peer(l) == parent && encd_link_token(l) == h->token;
 }
 
 /**
@@ -423,6 +461,21 @@ bool encd_news_passes_on(struct encd_host *h)
 
 	lockdep_assert_held(&h->lock);
 	return !h->news.parent_gone && child_links(h, kids, kid);
+}
+
+/**
+ * encd_news_children() - how many children this host still has a link to
+ * @h: this host, formed; the caller holds its lock
+ *
+ * Return: 0, 1 or 2.
+ */
+u32 encd_news_children(struct encd_host *h)
+{
+	struct encd_link *kids[2];
+	u32 kid[2];
+
+	lockdep_assert_held(&h->lock);
+	return child_links(h, kids, kid);
 }
 
 /* Takes one checked block that came on @l. Return: 0, or -EPROTO with @why. */
@@ -463,6 +516,14 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 	}
 	if (host == h->index)
 		return 0;
+	/* A copy within one frame: block_check() saw none taken yet. */
+	off = sizeof(*blk) + news_len(n_news);
+	for (i = 0; i < be32_to_cpu(blk->n_runs); i++, off += run_len(run)) {
+		run = (const void *)(b + off);
+		if (run_again(h, l, host, be32_to_cpu(run->first), be32_to_cpu(run->count), why,
+			      why_len))
+			return -EPROTO;
+	}
 
 	/*
 	 * On its way down first: taking it may leave this host nothing to
@@ -491,7 +552,7 @@ static int take_block(struct encd_host *h, struct encd_link *l, const u8 *b, u32
 		ret = encd_departure_note(h, first, be32_to_cpu(run->count),
 					  be32_to_cpu(run->barriers), run->comms,
 					  be32_to_cpu(run->n_comms),
-					  encd_news_settles(via, news_here), told_by);
+					  encd_news_settles(via, news_here), told_by, via);
 		if (ret < 0) {
 			encd_host_fail_world(h, ret, encd_reason_of(ret), first, true,
 					     "out of memory for the departure of rank %u", first);
@@ -555,7 +616,7 @@ int encd_news_receive(struct encd_host *h, struct encd_link *l, const u8 *buf, u
 		return 0;
 	}
 	for (off = 0; off < len; off += blen) {
-		blen = block_check(h, buf + off, len - off, &named, why, why_len);
+		blen = block_check(h, l, buf + off, len - off, &named, why, why_len);
 		if (!blen)
 			return -EPROTO;
 	}

@@ -40,6 +40,27 @@ module_param(max_comms_per_user, uint, 0644);
 MODULE_PARM_DESC(max_comms_per_user,
 		 "The most global comms one user may hold at once (default 0: no cap, one user may hold every core)");
 
+/*
+ * A host whose ranks all left passes news on while ranks of its subtree
+ * stay (host.c): a job's end takes seconds, so its news is through well
+ * before this; after it, the host ends as if no news could come. No file
+ * holds such a host, so this and the bounds below are all that do.
+ */
+static unsigned int forwarding_timeout_ms = 30000;
+module_param(forwarding_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(forwarding_timeout_ms,
+		 "How long a host whose ranks all left may pass news on, in milliseconds (default 30000, 1 to 86400000)");
+
+static unsigned int forwarding_hosts_max = 16;
+module_param(forwarding_hosts_max, uint, 0644);
+MODULE_PARM_DESC(forwarding_hosts_max,
+		 "Hosts whose ranks all left that may pass news on at once (default 16; past it, the oldest ends)");
+
+static unsigned int forwarding_hosts_per_user = 4;
+module_param(forwarding_hosts_per_user, uint, 0644);
+MODULE_PARM_DESC(forwarding_hosts_per_user,
+		 "Of those, made by one user's ranks (default 4; past it, that user's oldest ends)");
+
 #define TIMEOUT_MAX_MS	(24U * 3600 * 1000)
 
 /**
@@ -99,4 +120,34 @@ kgid_t encd_loopback_group(void)
 unsigned int encd_max_comms_per_user(void)
 {
 	return READ_ONCE(max_comms_per_user);
+}
+
+/**
+ * encd_forwarding_timeout_ms() - how long a host without ranks may pass news on
+ *
+ * Return: 1 .. 86400000 milliseconds.
+ */
+u32 encd_forwarding_timeout_ms(void)
+{
+	return clamp_t(u32, READ_ONCE(forwarding_timeout_ms), 1, TIMEOUT_MAX_MS);
+}
+
+/**
+ * encd_forwarding_hosts_max() - how many hosts without ranks may pass news on
+ *
+ * Return: the bound for the module.
+ */
+u32 encd_forwarding_hosts_max(void)
+{
+	return READ_ONCE(forwarding_hosts_max);
+}
+
+/**
+ * encd_forwarding_hosts_per_user() - how many of those one user's ranks may leave
+ *
+ * Return: the bound for one user.
+ */
+u32 encd_forwarding_hosts_per_user(void)
+{
+	return READ_ONCE(forwarding_hosts_per_user);
 }

@@ -485,7 +485,7 @@ int encd_root_frame(struct encd_host *h, struct encd_link *l, u8 type, const voi
  *
  * A host that registered ranks took them with it: the world fails, and
  * every other host hears it. One that had none, or whose ranks all left
- * the formed world, is simply forgotten.
+ * the formed world, is simply forgotten, unless it broke the protocol.
  */
 void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, const char *why)
 {
@@ -496,8 +496,13 @@ void encd_root_link_down(struct encd_host *h, struct encd_link *l, int err, cons
 	lockdep_assert_held(&h->lock);
 	if (!j)
 		return;
-	/* Its ranks all left the formed world, and said so on this link first. */
-	if (j->n_ranks && !encd_departure_host_left(h, j->index)) {
+	/*
+	 * Its ranks all left the formed world, and said so on this link
+	 * first; but a host that broke the protocol (say, by repeating that
+	 * news) is named, whether its ranks left or not.
+	 */
+	if (j->n_ranks && (!encd_departure_host_left(h, j->index) ||
+			   encd_reason_of(err) == ENCD_REASON_PROTOCOL)) {
 		encd_host_describe(h, h->has_table ? j->index : U32_MAX, l, who, sizeof(who));
 		encd_host_fail_world(h, err, encd_reason_of_link_down(err), ENCD_WIRE_NO_RANK,
 				     true, "%s went away: %s", who, why);

@@ -22,9 +22,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import encd_peer as P  # noqa: E402
-from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, finish,  # noqa: E402
-                        kernel_memory_kib, module_param, names_rank, root_listens, root_netns, sh,
-                        stop, wait_until, main, encctl_json)
+from encd_world import (DEBUG_LANE, TMP, Ports, Rank, SECRET, encctl_json,  # noqa: E402
+                        finish, kernel_memory_kib, module_param, names_rank, root_listens,
+                        root_netns, sh, stop, wait_until, main)
 
 # Before anything runs: the peer speaks the protocol of this tree's
 # kmod/wire.h (a WireMismatch names each constant that differs).
@@ -655,6 +655,45 @@ def news_a_parent_passes_on_names_the_parent():
 
 
 @case
+def a_member_that_repeats_its_departure_fails_the_world_naming_it():
+    """Each way tells a host of a rank's departure once. A member that
+    sends one DEPART again and again would make the root check every copy
+    and pass each on down the host tree, where, batched, the copies name
+    more ranks than the world has: the host that got them refused them,
+    and the world failed naming that honest host. Host 3, a fake member
+    of 21 ranks (3-23) in a world of 24, sends its departure (every rank,
+    one barrier completed) 30 times to the root, while the kernel ranks
+    0, 1 and 2, each its own host (--force-tcp), wait in a barrier that
+    departure does not block. The root takes the first and refuses the
+    second: every rank fails at once naming host 3, and none names host 1
+    or 2 (the root's children, which the copies would have reached)."""
+    n, root = 24, loopback()
+    extra = ["--force-tcp", "--barrier"]
+    r0 = Rank(0, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return False, "the root never listened"
+    f = P.FakeHost(root, n, range(3, n), KEY, hold={"barrier": True}).start()
+    ranks = [r0] + [Rank(r, r, n, root, DEADLINE_MS, extra, secret=True) for r in (1, 2)]
+    try:
+        if not f.wait("formed", 30):
+            return False, "the member never formed: %s" % errors(ranks)
+        block = P.depart_block(f.index, [(3, n - 3, 1, ())], [])
+        f.call(lambda: [f.send_frame(f.uplink, P.DEPART, block) for _ in range(30)])
+        ok, why = fail_naming(ranks, 3)
+        if not ok:
+            return False, why
+        if "it said again that rank 3 left" not in r0.error:
+            return False, "rank 0: %s" % r0.error
+        for r in ranks:
+            if names_rank(r.error, 1) or names_rank(r.error, 2):
+                return False, "rank %d names an honest host: %s" % (r.gid, r.error)
+        return True, "rank 0: \"%s\"" % r0.error
+    finally:
+        f.stop()
+        stop(ranks)
+
+
+@case
 def a_rankless_host_stops_passing_news_on_when_its_parent_goes():
     """A host whose ranks all left passes news down the host tree while
     ranks of its subtree stay; once its parent is gone no news can come,
@@ -695,6 +734,106 @@ def a_rankless_host_stops_passing_news_on_when_its_parent_goes():
         parent.stop()
         child.stop()
         stop(ranks)
+
+
+def rankless_host_world(extra, vnc=0):
+    """The world of a_rankless_host_stops_passing_news_on_when_its_parent_goes:
+    8 ranks, each its own host, the kernel's on cores vnc + rank; hosts 1
+    (host 3's parent) and 7 (its child) are fake members. Rank 3 leaves:
+    host 3 passes news on to host 7. Returns (ranks, parent, child, why
+    not) with the ranks but rank 3 running."""
+    n, root = 8, loopback()
+    r0 = Rank(vnc, 0, n, root, DEADLINE_MS, extra, secret=True)
+    if not root_listens(root):
+        return [r0], None, None, "the root never listened"
+    parent = P.FakeHost(root, n, [1], KEY, name="parent").start()
+    child = P.FakeHost(root, n, [7], KEY, name="child").start()
+    ranks = [r0] + [Rank(vnc + r, r, n, root, DEADLINE_MS, extra, secret=True)
+                    for r in range(2, 7)]
+    for r in ranks:
+        r.wait_printed(60)
+    if not all(r.ok for r in ranks) or not child.wait("formed", 20):
+        return ranks, parent, child, "the world never formed: %s" % errors(ranks)
+    ranks[2].kill()
+    ranks[2].wait()
+    return ranks, parent, child, None
+
+
+def news_hosts():
+    return encctl_json("status").get("news_hosts", [])
+
+
+@case
+def a_rankless_host_ends_at_its_deadline_while_its_peers_hold_its_links():
+    """A host whose ranks all left passes news on while ranks of its
+    subtree stay, and no file holds it: its peers could keep it, and its
+    memory, by holding its links open. It has a deadline
+    (forwarding_timeout_ms, 2 s here). As above, rank 3 leaves while rank
+    7 (host 3's child) stays, and host 3's parent, a fake member, keeps its
+    links open and departs nothing: encctl status lists host 3 (its world,
+    age, time left, links), and host 3 closes its link to host 7 at its
+    deadline, while the world stands."""
+    with module_param("forwarding_timeout_ms", 2000, 30000):
+        ranks, parent, child, why = rankless_host_world(["--force-tcp", "--hold", "600"])
+        left = time.monotonic()
+    try:
+        if why:
+            return False, why
+        listed = [h for h in news_hosts() if h.get("index") == 3]
+        if not listed or listed[0].get("world_size") != 8 or listed[0].get("links", 0) < 2 \
+                or not listed[0].get("parent") or listed[0].get("children") != 1:
+            return False, "encctl status lists no host 3 passing news on: %s" % news_hosts()
+        gone = child.wait(lambda e: e["ev"] == "link_closed" and e.get("host") == 3, 15)
+        if not gone:
+            return False, "host 3 still passes news on 15 s after its last rank left"
+        took = time.monotonic() - left
+        if took < 1:
+            return False, "host 3 ended %.2f s after its last rank left, before its deadline" % took
+        if child.failed or parent.failed:
+            return False, "the world failed: %s" % (child.failed or parent.failed)
+        if any(h.get("index") == 3 for h in news_hosts()):
+            return False, "encctl status still lists host 3: %s" % news_hosts()
+        return True, "listed as %s; closed its link to host 7 %.1f s after rank 3 left" % (
+            listed[0], took)
+    finally:
+        if parent:
+            parent.stop()
+        if child:
+            child.stop()
+        stop(ranks)
+
+
+@case
+def past_the_bound_the_oldest_host_passing_news_on_ends():
+    """At most forwarding_hosts_per_user hosts made by one user's ranks pass
+    news on (1 here): past it, the oldest ends. Two worlds as above, one
+    after the other: once the second's host 3 passes news on, the first's
+    closes its link to its host 7, long before its deadline (30 s), and
+    encctl status lists the second's alone."""
+    worlds = []
+    try:
+        with module_param("forwarding_hosts_per_user", 1, 4):
+            for vnc in (0, 8):
+                worlds.append(rankless_host_world(["--force-tcp", "--hold", "600"], vnc))
+                if worlds[-1][3]:
+                    return False, worlds[-1][3]
+            first, second = worlds[0][2], worlds[1][2]
+            gone = first.wait(lambda e: e["ev"] == "link_closed" and e.get("host") == 3, 10)
+            listed = [h.get("root") for h in news_hosts() if h.get("index") == 3]
+        if not gone:
+            return False, "the first world's host 3 still passes news on"
+        if second.wait(lambda e: e["ev"] == "link_closed" and e.get("host") == 3, 0) or \
+                len(listed) != 1:
+            return False, "the second world's host 3 ended too, or: %s" % news_hosts()
+        if first.failed or second.failed:
+            return False, "a world failed: %s" % (first.failed or second.failed)
+        return True, "the first host ended at once; listed: %s" % listed
+    finally:
+        for ranks, parent, child, _ in worlds:
+            for f in (parent, child):
+                if f:
+                    f.stop()
+            stop(ranks)
 
 
 @case
@@ -1708,6 +1847,44 @@ def a_mismatch_in_a_whole_world_group_on_stream_0_is_caught():
         out.append("%s group: rank %d names rank %d" % (
             "sendrecv" if sendrecv else "--sig-all-groups", parent, offender))
     return True, "; ".join(out)
+
+
+@case
+def rmmod_ends_the_hosts_passing_news_on_whatever_their_peers_hold():
+    """No host agent holds the module: rmmod ends those passing news on,
+    and waits for them, whatever their peers hold open. As above, rank 3
+    leaves while its parent and child, fake members, hold their links; then
+    every kernel rank exits, and the root (whose subtree still has ranks 1
+    and 7) passes news on too. rmmod encd succeeds within 5 s, and host 3's
+    link to host 7 is closed. The module is loaded again with this
+    program's parameters for the cases after."""
+    ranks, parent, child, why = rankless_host_world(["--force-tcp", "--hold", "600"])
+    try:
+        if why:
+            return False, why
+        stop(ranks)
+        held = news_hosts()
+        if not any(h.get("index") == 3 for h in held):
+            return False, "host 3 passes no news on: %s" % held
+        t0 = time.monotonic()
+        p = sh("rmmod", "encd", check=False)
+        took = time.monotonic() - t0
+        if p.returncode:
+            return False, "rmmod encd: %s" % p.stderr.strip()
+        gone = child.wait(lambda e: e["ev"] == "link_closed" and e.get("host") == 3, 5)
+        if took > 5 or not gone:
+            return False, "rmmod took %.1f s; host 3's link to host 7 %s" % (
+                took, "closed" if gone else "still open")
+        return True, "%d hosts passing news on; rmmod took %.1f s" % (len(held), took)
+    finally:
+        if parent:
+            parent.stop()
+        if child:
+            child.stop()
+        if not os.path.exists("/sys/module/encd"):
+            with open(os.path.join(os.environ["ENCD_SELFTESTS"], "hostile_test.modparams")) as f:
+                params = f.read().split()
+            sh("insmod", os.environ["ENCD_KO"], *params)
 
 
 if __name__ == "__main__":

@@ -802,6 +802,7 @@ static const struct bad_case bad_cases[] = {
 	{ "reply attribute to world-host-get", ENCD_NL_CMD_WORLD_HOST_GET, NLM_F_DUMP,
 	  ENCD_A_WORLD_HOST_INDEX, 4, 1, -EINVAL, true },
 	{ "do of world-host-get", ENCD_NL_CMD_WORLD_HOST_GET, 0, 0, 0, 0, -EOPNOTSUPP, false },
+	{ "do of news-host-get", ENCD_NL_CMD_NEWS_HOST_GET, 0, 0, 0, 0, -EOPNOTSUPP, false },
 	{ "unknown command", 200, 0, 0, 0, 0, -EOPNOTSUPP, false },
 	{ "notification sent as a request", ENCD_NL_CMD_GCOMM_ADD_NTF, 0, 0, 0, 0, -EOPNOTSUPP,
 	  false },

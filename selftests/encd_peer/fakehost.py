@@ -618,8 +618,10 @@ class FakeHost:
             sender = p.joined.get("index")
         else:
             sender = p.host if p.role == "data-in" else None
+        # A child of the root hears what goes down on its control link only,
+        # as a kernel host does (the root's data link brings its own news).
         from_parent = p.role == "control-in" or (p.role == "control-out" and parent == 0) or \
-            (p.role == "data-in" and p.host == parent)
+            (p.role == "data-in" and p.host == parent and parent != 0)
         for host, _news, runs, _raw in blocks:
             if self.strict and host != sender and (
                     p.role == "control-in" or (p.role == "data-in" and not from_parent)):

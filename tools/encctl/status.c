@@ -31,7 +31,9 @@ static int status_help(int argc, char **argv)
 	       "and context): rank and world size, pod, state, age, holders and root,\n"
 	       "followed by the world's phase times and the bytes its host agent sent, one\n"
 	       "line per comm node (stream, replica groups, state, phase times) and the\n"
-	       "last error, if any.\n");
+	       "last error, if any. Then the host agents whose ranks all left and that\n"
+	       "still pass the news of departures on: their world, user, age, time to\n"
+	       "their deadline and links.\n");
 	return ENCCTL_EXIT_OK;
 }
 
@@ -183,6 +185,60 @@ static void print_comm(const struct encctl_gcomm *g)
 	print_close();
 }
 
+/*
+ * A host agent whose ranks all left and that still passes the news of
+ * departures on: no comm shows it, yet it holds its world's links and
+ * memory until its deadline.
+ */
+static int news_host_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[ENCD_A_NEWS_HOST_MAX + 1] = {};
+	unsigned int *n = data;
+	char age[32], left[32];
+	const char *root;
+	uint32_t children;
+
+	encctl_nl_parse(nlh, tb, ENCD_A_NEWS_HOST_MAX);
+	if (!(*n)++)
+		print_text("\nhost agents with no ranks, passing news of departures on:\n");
+	root = encctl_attr_str(tb[ENCD_A_NEWS_HOST_ROOT]);
+	children = encctl_attr_u32(tb[ENCD_A_NEWS_HOST_CHILDREN], 0);
+	print_duration(encctl_attr_u64(tb[ENCD_A_NEWS_HOST_AGE], 0), age, sizeof(age));
+	print_duration(encctl_attr_u64(tb[ENCD_A_NEWS_HOST_LEFT], 0), left, sizeof(left));
+	print_open_object(NULL);
+	print_uint(PRINT_ANY, "index", "  host %llu", encctl_attr_u32(tb[ENCD_A_NEWS_HOST_INDEX], 0));
+	print_string(PRINT_ANY, "root", " of the world of root %s", root ? root : "-");
+	print_uint(PRINT_ANY, "world_size", " (%llu ranks)",
+		   encctl_attr_u32(tb[ENCD_A_NEWS_HOST_WORLD_SIZE], 0));
+	print_uint(PRINT_ANY, "uid", ", uid %llu", encctl_attr_u32(tb[ENCD_A_NEWS_HOST_UID], 0));
+	print_uint(PRINT_JSON, "age_ns", NULL, encctl_attr_u64(tb[ENCD_A_NEWS_HOST_AGE], 0));
+	print_string(PRINT_FP, NULL, ": age %s", age);
+	print_uint(PRINT_JSON, "left_ns", NULL, encctl_attr_u64(tb[ENCD_A_NEWS_HOST_LEFT], 0));
+	print_string(PRINT_FP, NULL, ", ends in %s", left);
+	print_uint(PRINT_ANY, "links", ", %llu links", encctl_attr_u32(tb[ENCD_A_NEWS_HOST_LINKS], 0));
+	print_bool(PRINT_JSON, "parent", NULL, encctl_attr_u8(tb[ENCD_A_NEWS_HOST_PARENT], 0));
+	print_string(PRINT_FP, NULL, "%s",
+		     encctl_attr_u8(tb[ENCD_A_NEWS_HOST_PARENT], 0) ? " (its parent's up)" : "");
+	print_uint(PRINT_ANY, "children", ", %llu", children);
+	print_string(PRINT_FP, NULL, " %s", children == 1 ? "child" : "children");
+	print_uint(PRINT_ANY, "staying", ", %llu ranks of its subtree staying\n",
+		   encctl_attr_u32(tb[ENCD_A_NEWS_HOST_STAYING], 0));
+	print_close();
+	return MNL_CB_OK;
+}
+
+static int print_news_hosts(struct encctl_nl *nl)
+{
+	struct nlmsghdr *req = encctl_nl_request(nl, ENCD_NL_CMD_NEWS_HOST_GET, NLM_F_DUMP);
+	unsigned int n = 0;
+	int err;
+
+	print_open_array("news_hosts");
+	err = encctl_nl_talk(nl, req, news_host_cb, &n, "reading the hosts passing news on", NULL);
+	print_close();
+	return err;
+}
+
 /* cmd_select() runs it with no word left: status has no other arguments. */
 static int status_show(int argc, char **argv)
 {
@@ -207,10 +263,11 @@ static int status_show(int argc, char **argv)
 	for (i = 0; i < comms.n; i++)
 		print_comm(&comms.comms[i]);
 	print_close();
+	/* After the comms, which are what most look for. */
+	ret = print_news_hosts(&nl) ? ENCCTL_EXIT_FAIL : ENCCTL_EXIT_OK;
 	print_close();
 	print_doc_end();
 	encctl_gcomms_free(&comms);
-	ret = ENCCTL_EXIT_OK;
 out:
 	encctl_nl_close(&nl);
 	return ret;

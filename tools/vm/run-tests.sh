@@ -74,9 +74,10 @@ fail() {
 	failed=$((failed + 1))
 }
 
-# rmmod encd, for up to 5 s: the module is in use for a moment after a
-# program whose peers (a test's fake hosts, stopped as it ends) went just
-# before it exited, until the hosts' link work has seen them go.
+# rmmod encd, for up to 5 s. Only an open /dev/encd holds the module: a
+# host agent passing news on holds none, and rmmod ends it whatever its
+# peers (a test's fake hosts) hold open. So it unloads at the first try,
+# but for a process of the program still exiting, whose files close last.
 unload_encd() {
 	local tries=50
 	while [ "$tries" -gt 0 ]; do
