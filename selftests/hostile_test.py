@@ -287,27 +287,40 @@ def a_parent_that_forwards_a_table_of_its_own_making_fails_the_world():
     return True, "rank 3: \"%s\"" % r3.error
 
 
-@case
-def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
-    """A member acting as a world's root could make every kernel host keep
-    160 bytes for each host its table names (up to one a rank). The fake
-    root of a world of HOSTS_MAX + 4 ranks sends kernel rank n-1 a table
-    whose head names HOSTS_MAX + 1 hosts: the kernel host refuses it from
-    its first part, naming the root, and keeps nothing of it."""
+def fake_root_of_a_large_world(table_parts):
+    """A fake root of a world of HOSTS_MAX + 4 ranks, all but the last,
+    started. Once the kernel host of the last one registered, the root
+    sends it the TABLE frames table_parts(n) gives, instead of the world's
+    table. Returns (f, told: set once they went, n, root)."""
     n, root = P.HOSTS_MAX + 4, loopback()
     f = P.FakeHost(root, n, range(n - 1), KEY)
     told = threading.Event()
 
-    def too_many_hosts():
+    def complete():
         if len(f.owner) < n or told.is_set():
             return
         told.set()
-        head = struct.pack(">QII", 7, n, P.HOSTS_MAX + 1)
-        for j in f.joined:
-            if j["ranks"]:
-                f.send_frame(j["peer"], P.TABLE, head + bytes(P.TABLE_PART_MAX - len(head)))
-    f._root_check_complete = too_many_hosts
+        for part in table_parts(n):
+            for j in f.joined:
+                if j["ranks"]:
+                    f.send_frame(j["peer"], P.TABLE, part)
+    f._root_check_complete = complete
     f.start()
+    return f, told, n, root
+
+
+@case
+def a_member_root_s_table_of_too_many_hosts_is_refused_from_its_head():
+    """A member acting as a world's root could make every kernel host keep
+    what it keeps of each host for as many hosts as its table names (up to
+    one a rank). The fake root of a world of HOSTS_MAX + 4 ranks sends
+    kernel rank n-1 a table whose head names HOSTS_MAX + 1 hosts: the
+    kernel host refuses it from its first part, naming the root, and keeps
+    nothing of it."""
+    def too_many_hosts(n):
+        head = struct.pack(">QII", 7, n, P.HOSTS_MAX + 1)
+        return [head + bytes(P.TABLE_PART_MAX - len(head))]
+    f, told, n, root = fake_root_of_a_large_world(too_many_hosts)
     try:
         if not root_listens(root):
             return False, "the fake root never listened"
@@ -554,35 +567,24 @@ def large_table_in_small_cgroup(killable):
     the cgroup's limit is set to what it holds and 512 KiB more, and the
     fake root of a world of HOSTS_MAX + 4 ranks sends it a table of
     HOSTS_MAX hosts (2.6 MB on the wire, some 4.5 MiB to take in and keep),
-    which cannot fit. A killable rank is killed
-    by the cgroup's OOM killer while its SETUP waits and the table fails
-    half-way; one the OOM killer may not take (oom_score_adj -1000) fails
-    with a sentence. Either way the kernel stays up (the runner reads its
+    which cannot fit. A killable rank is killed by the cgroup's OOM killer
+    while its SETUP waits and the table fails half-way; one the OOM killer
+    may not take (oom_score_adj -1000) fails with a sentence. Either way the kernel stays up (the runner reads its
     log after the program), and the same core then forms a world of its
     own. Returns (ok, why)."""
     cg = small_memory_cgroup(8 << 20)
     if cg is None:
         return False, "no memory cgroup controller in this kernel"
-    n, root = P.HOSTS_MAX + 4, loopback()
-    f = P.FakeHost(root, n, range(n - 1), KEY)
-    told = threading.Event()
 
-    def large_table():
-        if len(f.owner) < n or told.is_set():
-            return
-        told.set()
+    def large_table(n):
         with open(cg + "/memory.current") as fc:
             held = int(fc.read())
         with open(cg + "/memory.max", "w") as fm:
             fm.write(str(held + (512 << 10)))
-        body = struct.pack(">QII", 7, n, P.HOSTS_MAX)
-        body += bytes(36 * P.HOSTS_MAX + 4 * n)
-        for j in f.joined:
-            if j["ranks"]:
-                for off in range(0, len(body), P.TABLE_PART_MAX):
-                    f.send_frame(j["peer"], P.TABLE, body[off:off + P.TABLE_PART_MAX])
-    f._root_check_complete = large_table
-    f.start()
+        body = struct.pack(">QII", 7, n, P.HOSTS_MAX) + bytes(36 * P.HOSTS_MAX + 4 * n)
+        step = P.TABLE_PART_MAX
+        return [body[off:off + step] for off in range(0, len(body), step)]
+    f, told, n, root = fake_root_of_a_large_world(large_table)
     r = None
     try:
         if not root_listens(root):
@@ -1698,9 +1700,10 @@ def unprivileged_processes_flooding_the_root_with_connections_lose_nothing():
     the connections that have not said HELLO (the flood's), and only then
     world links still in their handshake; a link cut off before WELCOME
     connects again having sent nothing, 50 ms later each time (only a root
-    that does not listen yet is asked less often). The world forms, never a rank waiting for its deadline (60 s) on a
-    message thrown away; how much longer than alone it took is a figure,
-    printed, not a bound: it is as many retries as the flood cut off."""
+    that does not listen yet is asked less often). The world forms, never
+    a rank waiting for its deadline (60 s) on a message thrown away; how
+    much longer than alone it took is a figure, printed, not a bound: it is
+    as many retries as the flood cut off."""
     more_files()
     t_base, why = baseline_world(8)
     if not t_base:
