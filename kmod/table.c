@@ -648,6 +648,8 @@ void encd_table_send(struct encd_link *l, const void *buf, u32 len)
  *
  * A table from the parent that came first is judged now; what is wrong
  * with it is the parent's doing, and fails the world naming the parent.
+ * This host's own want of memory for it is not: it fails the world as
+ * this host's failure.
  *
  * Return: 0, or -EPROTO when the root sent the digest twice or to a host
  * it sent the table itself.
@@ -678,8 +680,12 @@ int encd_host_take_digest(struct encd_host *h, const void *buf, u32 len, char *w
 	h->held_from = NULL;
 	err = encd_host_take_table(h, table, h->held_len, from, fwhy, sizeof(fwhy));
 	kvfree(table);
-	if (err)
+	if (err == -EPROTO)
 		encd_host_violation(h, from, fwhy[0] ? fwhy : encd_errno_name(err));
+	else if (err)
+		encd_host_fail_world(h, err, encd_reason_of(err), ENCD_WIRE_NO_RANK, true,
+				     "this host could not take the world's table: %s",
+				     fwhy[0] ? fwhy : encd_errno_name(err));
 	return 0;
 }
 
