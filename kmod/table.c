@@ -27,15 +27,17 @@
 
 
 /*
- * Every allocation of the table path. A test build can fail the Nth
- * (fault.c's fail_table_alloc): they run in the links' workers, out of
- * reach of a task's fail-nth.
+ * Every allocation of the table path. Its size is a peer's to choose, and
+ * a rank's memory cgroup may refuse it: the world fails with a sentence,
+ * and the kernel's log says nothing (a peer must not fill it). A test
+ * build can fail the Nth (fault.c's fail_table_alloc): they run in the
+ * links' workers, out of reach of a task's fail-nth.
  */
 static void *table_alloc(size_t n, size_t size, gfp_t gfp)
 {
 	if (encd_fault(ENCD_FAULT_TABLE_ALLOC))
 		return NULL;
-	return kvmalloc_array(n, size, gfp);
+	return kvmalloc_array(n, size, gfp | __GFP_NOWARN);
 }
 
 /**
