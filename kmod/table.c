@@ -113,30 +113,18 @@ static u32 table_len_of(const struct encd_host *h, const struct encd_wire_table 
 	return encd_wire_table_len(n_ranks, n_hosts);
 }
 
-/* Why a table's head is not one of this world's, in @why. */
-static void table_head_why(struct encd_host *h, const struct encd_wire_table *t, char *why,
-			   size_t why_len)
+/* Whether a table's head and length are those of a table of this world. */
+static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t, u32 len,
+			   char *why, size_t why_len)
 {
-	if (be32_to_cpu(t->n_hosts) > ENCD_WORLD_HOSTS_MAX)
+	if (len >= sizeof(*t) && len == table_len_of(h, t))
+		return true;
+	if (len >= sizeof(*t) && be32_to_cpu(t->n_hosts) > ENCD_WORLD_HOSTS_MAX)
 		scnprintf(why, why_len, "its table names %u hosts, more than the %u a world may have",
 			  be32_to_cpu(t->n_hosts), ENCD_WORLD_HOSTS_MAX);
 	else
 		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
 			  h->wk.world_size);
-}
-
-/* Whether a table's head and length are those of a table of this world. */
-static bool table_shape_ok(struct encd_host *h, const struct encd_wire_table *t, u32 len,
-			   char *why, size_t why_len)
-{
-	if (len < sizeof(*t)) {
-		scnprintf(why, why_len, "its table is not one of a world of %u ranks",
-			  h->wk.world_size);
-		return false;
-	}
-	if (len == table_len_of(h, t))
-		return true;
-	table_head_why(h, t, why, why_len);
 	return false;
 }
 
